@@ -1,0 +1,195 @@
+"""The JSON shapes of PROTOCOL.md: engine values to wire objects and back. No sockets here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.engine import (
+    Action,
+    Card,
+    ChancellorEvent,
+    DiscardEvent,
+    Event,
+    FaultEvent,
+    Keep,
+    MatchResult,
+    OutEvent,
+    Play,
+    PlayEvent,
+    RoundEndEvent,
+    RoundStartEvent,
+    View,
+)
+
+PROTOCOL_VERSION = 1
+
+JSON = dict[str, Any]
+
+
+class MalformedAction(ValueError):
+    """An answer object that is not of any legal answer's shape."""
+
+
+def cards_json(cards: Sequence[Card]) -> list[str]:
+    return [card.label for card in cards]
+
+
+def seat_map_json(by_seat: Mapping[int, Card]) -> dict[str, str]:
+    """Objects keyed by seat use the seat number written as a string, as JSON requires."""
+    return {str(seat): card.label for seat, card in sorted(by_seat.items())}
+
+
+def action_json(action: Action) -> JSON:
+    if isinstance(action, Keep):
+        return {"keep": action.keep.label, "bottom": cards_json(action.bottom)}
+    answer: JSON = {"card": action.card.label}
+    if action.target is not None:
+        answer["target"] = action.target
+    if action.guess is not None:
+        answer["guess"] = action.guess.label
+    return answer
+
+
+def parse_action(obj: object) -> Action:
+    """An answer object as the engine's action; MalformedAction says what is wrong with it."""
+    if not isinstance(obj, dict):
+        raise MalformedAction(f"an answer is a JSON object, not {type(obj).__name__}")
+    if "keep" in obj:
+        keep, bottom = obj.get("keep"), obj.get("bottom")
+        if not isinstance(bottom, list):
+            raise MalformedAction('"bottom" must be a list of card names')
+        return Keep(_card(keep, "keep"), tuple(_card(c, "bottom") for c in bottom))
+    if "card" not in obj:
+        raise MalformedAction('an answer has "card" (a play) or "keep" (a chancellor choice)')
+    card = _card(obj["card"], "card")
+    target = obj.get("target")
+    if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
+        raise MalformedAction(f'"target" must be a seat number, not {target!r}')
+    guess = obj.get("guess")
+    return Play(card, target, None if guess is None else _card(guess, "guess"))
+
+
+def _card(value: object, field: str) -> Card:
+    if not isinstance(value, str):
+        raise MalformedAction(f'"{field}" must be a card name, not {value!r}')
+    try:
+        return Card.from_label(value)
+    except ValueError:
+        raise MalformedAction(f'"{field}": unknown card {value!r}') from None
+
+
+def event_json(event: Event) -> JSON:
+    """One event as PROTOCOL.md's Events table has it; private fields only where present."""
+    if isinstance(event, PlayEvent):
+        out: JSON = {"event": "play", "seat": event.seat, "card": event.card.label}
+        if event.target is not None:
+            out["target"] = event.target
+        if event.guess is not None:
+            out["guess"] = event.guess.label
+        if event.hit is not None:
+            out["hit"] = event.hit
+        if event.seen is not None:
+            out["seen"] = event.seen.label
+        if event.cards is not None:
+            out["cards"] = seat_map_json(event.cards)
+        if event.received is not None:
+            out["received"] = event.received.label
+        return out
+    if isinstance(event, DiscardEvent):
+        return {
+            "event": "discard",
+            "seat": event.seat,
+            "card": event.card.label,
+            "cause": event.cause,
+            "drew_set_aside": event.drew_set_aside,
+        }
+    if isinstance(event, OutEvent):
+        return {
+            "event": "out",
+            "seat": event.seat,
+            "card": event.card.label,
+            "cards": cards_json(event.cards),
+            "cause": event.cause.value,
+        }
+    if isinstance(event, ChancellorEvent):
+        return {"event": "chancellor", "seat": event.seat, "drew": event.drew, "returned": event.returned}
+    if isinstance(event, RoundStartEvent):
+        out = {
+            "event": "round_start",
+            "round": event.round,
+            "first": event.first,
+            "tokens": list(event.tokens),
+            "removed_face_up": cards_json(event.removed_face_up),
+            "players_in": list(event.players_in),
+        }
+        if event.hand is not None:
+            out["hand"] = cards_json(event.hand)
+        return out
+    if isinstance(event, FaultEvent):
+        return {"event": "fault", "seat": event.seat, "reason": event.reason.value, "detail": event.detail}
+    if isinstance(event, RoundEndEvent):
+        return {
+            "event": "round_end",
+            "round": event.round,
+            "winners": list(event.winners),
+            "spy_bonus": event.spy_bonus,
+            "revealed": seat_map_json(event.revealed),
+            "set_aside": None if event.set_aside is None else event.set_aside.label,
+            "tokens": list(event.tokens),
+        }
+    raise TypeError(f"not an event: {event!r}")
+
+
+def act_message(match_id: str, view: View, deadline_ms: int, events: Sequence[Event]) -> JSON:
+    if view.decision is None:
+        raise ValueError(f"seat {view.seat} has no decision to take")
+    return {
+        "type": "act",
+        "match_id": match_id,
+        "round": view.round,
+        "decision": view.decision.value,
+        "seat": view.seat,
+        "hand": cards_json(view.hand),
+        "players": [
+            {
+                "name": player.name,
+                "tokens": player.tokens,
+                "in_round": player.in_round,
+                "protected": player.protected,
+                "disqualified": player.disqualified,
+                "discards": cards_json(player.discards),
+            }
+            for player in view.players
+        ],
+        "deck": view.deck,
+        "removed_face_up": cards_json(view.removed_face_up),
+        "deadline_ms": deadline_ms,
+        "legal": [action_json(action) for action in view.legal],
+        "events": [event_json(event) for event in events],
+    }
+
+
+def match_start_message(
+    match_id: str, ruleset: str, seat: int, players: Sequence[str], target: int, events: Sequence[Event]
+) -> JSON:
+    return {
+        "type": "match_start",
+        "match_id": match_id,
+        "ruleset": ruleset,
+        "seat": seat,
+        "players": list(players),
+        "target": target,
+        "events": [event_json(event) for event in events],
+    }
+
+
+def match_end_message(match_id: str, result: MatchResult, events: Sequence[Event]) -> JSON:
+    return {
+        "type": "match_end",
+        "match_id": match_id,
+        "winners": list(result.winners),
+        "tokens": list(result.tokens),
+        "ranking": [list(place) for place in result.ranking],
+        "events": [event_json(event) for event in events],
+    }
