@@ -34,7 +34,9 @@ def _play(args: argparse.Namespace) -> int:
             print(line)
     else:
         winners = ", ".join(names[s] for s in result.winners)
-        print(f"match {match_id}: ruleset {ruleset.name}, seed {seed}, {match.round} rounds, {match.target} tokens to win")
+        print(
+            f"match {match_id}: ruleset {ruleset.name}, seed {seed}, {match.round} rounds, {match.target} tokens to win"
+        )
         print(f"winner{'s' if len(result.winners) != 1 else ''}: {winners}")
         for place, seats in enumerate(result.ranking, start=1):
             print(f"  {place}. " + ", ".join(f"{names[s]} ({_tokens(result.tokens[s])})" for s in seats))

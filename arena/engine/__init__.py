@@ -1,7 +1,15 @@
 """The rules of Love Letter: pure, seeded, and silent (no I/O, no clock, no global random)."""
 
 from arena.engine.actions import Action, Decision, DecisionKind, Keep, Play
-from arena.engine.cards import RULESET_2019, RULESET_CLASSIC, RULESETS, Card, Ruleset, ShowdownTie, get_ruleset
+from arena.engine.cards import (
+    RULESET_2019,
+    RULESET_CLASSIC,
+    RULESETS,
+    Card,
+    Ruleset,
+    ShowdownTie,
+    get_ruleset,
+)
 from arena.engine.errors import IllegalAction, IllegalDeal, RulesError, WrongPhase
 from arena.engine.match import Deal, Match, MatchResult, Phase
 from arena.engine.observe import (
@@ -20,8 +28,8 @@ from arena.engine.records import (
     ChancellorResolved,
     Decided,
     Discarded,
-    FaultReason,
     Faulted,
+    FaultReason,
     MatchEnded,
     OutCause,
     Played,
@@ -33,9 +41,9 @@ from arena.engine.records import (
 from arena.engine.views import PlayerView, TableState, View
 
 __all__ = [
+    "RULESETS",
     "RULESET_2019",
     "RULESET_CLASSIC",
-    "RULESETS",
     "Action",
     "Card",
     "ChancellorEvent",
@@ -62,15 +70,15 @@ __all__ = [
     "Phase",
     "Play",
     "PlayEvent",
-    "PlayerView",
     "Played",
+    "PlayerView",
     "Record",
     "RoundEndEvent",
     "RoundEnded",
     "RoundStartEvent",
     "RoundStarted",
-    "Ruleset",
     "RulesError",
+    "Ruleset",
     "ShowdownTie",
     "TableState",
     "View",

@@ -73,9 +73,7 @@ class ActionTable:
         self.play_legal = lru_cache(maxsize=4096)(self._play_legal)
         self.play_decision = lru_cache(maxsize=4096)(self._play_decision)
 
-    def _play_decision(
-        self, first: Card, second: Card, seat: int, targets: tuple[int, ...]
-    ) -> Decision:
+    def _play_decision(self, first: Card, second: Card, seat: int, targets: tuple[int, ...]) -> Decision:
         legal = self.play_legal(first, second, seat, targets)
         return Decision(seat, DecisionKind.PLAY, legal, frozenset(legal))
 
@@ -92,9 +90,7 @@ class ActionTable:
             return tuple(self._aimed[card][t] for t in sorted((*targets, seat)))
         return self._plain[card]
 
-    def _play_legal(
-        self, first: Card, second: Card, seat: int, targets: tuple[int, ...]
-    ) -> tuple[Play, ...]:
+    def _play_legal(self, first: Card, second: Card, seat: int, targets: tuple[int, ...]) -> tuple[Play, ...]:
         """Legal plays for a hand of two cards, `targets` being who may be chosen."""
         hand = (first, second)
         if Card.COUNTESS in hand and (Card.KING in hand or Card.PRINCE in hand):

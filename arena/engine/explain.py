@@ -44,11 +44,7 @@ def _explain_play(action: Play, decision: Decision, hand: Sequence[Card], view: 
     takes_target = card in TARGETED or card in (Card.GUARD, Card.PRINCE)
     if target is not None and not takes_target:
         return f"{card.label} chooses no player"
-    choosable = [
-        p
-        for p, player in enumerate(view.players)
-        if p != seat and player.in_round and not player.protected
-    ]
+    choosable = [p for p, player in enumerate(view.players) if p != seat and player.in_round and not player.protected]
     if target is None and takes_target:
         if card is Card.PRINCE:
             return "a prince must choose a player (yourself, when nobody else can be chosen)"
@@ -75,5 +71,3 @@ def _explain_play(action: Play, decision: Decision, hand: Sequence[Card], view: 
         if guess is not None and not any(a.guess is guess for a in decision.legal if isinstance(a, Play)):
             return f"{_label(guess)} is not a card of this ruleset"
     return "not one of the legal answers"
-
-

@@ -29,8 +29,8 @@ from arena.engine.records import (
     ChancellorResolved,
     Decided,
     Discarded,
-    FaultReason,
     Faulted,
+    FaultReason,
     MatchEnded,
     OutCause,
     Played,
@@ -273,7 +273,7 @@ class Match:
             seat = (seat + 1) % self._n
         return seat
 
-    def _first_choices(self) -> tuple[int, ...]:
+    def first_choices(self) -> tuple[int, ...]:
         """Who may start the next round: seat 0 first, then a winner of the previous round."""
         if self._round == 0:
             return (self._next_in_match(0),)
@@ -322,7 +322,7 @@ class Match:
                 + (f"; extra: {extra}" if extra else "")
                 + (f"; missing: {missing}" if missing else "")
             )
-        choices = self._first_choices()
+        choices = self.first_choices()
         if deal.first not in choices:
             if self._round == 0:
                 why = "round 1 starts with seat 0, or the next seat up still in the match"
@@ -340,9 +340,7 @@ class Match:
 
     def _play_decision(self, seat: int) -> Decision:
         in_round, protected = self._in_round, self._protected
-        targets = tuple(
-            [t for t in range(self._n) if in_round[t] and not protected[t] and t != seat]
-        )
+        targets = tuple([t for t in range(self._n) if in_round[t] and not protected[t] and t != seat])
         hand = self._hands[seat]
         return self._actions.play_decision(hand[0], hand[1], seat, targets)
 
@@ -470,9 +468,7 @@ class Match:
             tokens[seat] += 1
         if spy_bonus is not None:
             tokens[spy_bonus] += 1
-        self._log.append(
-            RoundEnded(self._round, winners, spy_bonus, revealed, self._set_aside, tuple(tokens))
-        )
+        self._log.append(RoundEnded(self._round, winners, spy_bonus, revealed, self._set_aside, tuple(tokens)))
         self._round_winners = winners
         remaining = [s for s in range(n) if not self._disqualified[s]]
         if len(remaining) <= 1 or any(tokens[s] >= self.target for s in remaining):

@@ -13,8 +13,8 @@ from arena.engine.match import Match
 from arena.engine.records import (
     ChancellorResolved,
     Discarded,
-    FaultReason,
     Faulted,
+    FaultReason,
     OutCause,
     Played,
     Record,
@@ -90,15 +90,7 @@ class RoundEndEvent:
     tokens: tuple[int, ...]
 
 
-Event = (
-    RoundStartEvent
-    | PlayEvent
-    | DiscardEvent
-    | ChancellorEvent
-    | OutEvent
-    | FaultEvent
-    | RoundEndEvent
-)
+Event = RoundStartEvent | PlayEvent | DiscardEvent | ChancellorEvent | OutEvent | FaultEvent | RoundEndEvent
 
 
 def project(record: Record, seat: int) -> Event | None:
@@ -108,9 +100,7 @@ def project(record: Record, seat: int) -> Event | None:
         compared = dict(record.compared)
         cards = compared if seat in compared else None
         received = dict(record.received).get(seat)
-        return PlayEvent(
-            record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received
-        )
+        return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
     if isinstance(record, Discarded):
         return DiscardEvent(record.seat, record.card, record.drew_set_aside)
     if isinstance(record, WentOut):

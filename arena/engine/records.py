@@ -117,14 +117,4 @@ class MatchEnded:
     ranking: tuple[tuple[int, ...], ...]
 
 
-Record = (
-    RoundStarted
-    | Decided
-    | Played
-    | Discarded
-    | ChancellorResolved
-    | WentOut
-    | Faulted
-    | RoundEnded
-    | MatchEnded
-)
+Record = RoundStarted | Decided | Played | Discarded | ChancellorResolved | WentOut | Faulted | RoundEnded | MatchEnded

@@ -86,7 +86,9 @@ class Resimulation:
         if handler is None:
             return  # other lines (events for a viewer) are not part of the contract
         if self._outcomes and kind not in ("round_end", "match_end"):
-            raise ReplayMismatch(line.number, f"{_describe_outcome(match, self._outcomes[0])}, but the replay has {kind}")
+            raise ReplayMismatch(
+                line.number, f"{_describe_outcome(match, self._outcomes[0])}, but the replay has {kind}"
+            )
         if match.phase is Phase.OVER and not self._outcomes:
             raise ReplayMismatch(line.number, f"{kind} after the match is over")
         handler(match, line)
@@ -104,7 +106,9 @@ class Resimulation:
             raise ReplayMismatch(line.number, f"round {match.round} is not over ({_where(match)})")
         number = _get(line, "round", int)
         if number != match.round + 1:
-            raise ReplayMismatch(line.number, f"round {number} follows round {match.round}; expected round {match.round + 1}")
+            raise ReplayMismatch(
+                line.number, f"round {number} follows round {match.round}; expected round {match.round + 1}"
+            )
         tokens = _get(line, "tokens", list)
         if tokens != list(match.tokens):
             raise ReplayMismatch(
@@ -150,7 +154,9 @@ class Resimulation:
             reason = FaultReason(_get(line, "reason", str))
         except ValueError:
             known = ", ".join(r.value for r in FaultReason)
-            raise ReplayMismatch(line.number, f'unknown fault reason {line.data["reason"]!r} (known: {known})') from None
+            raise ReplayMismatch(
+                line.number, f"unknown fault reason {line.data['reason']!r} (known: {known})"
+            ) from None
         try:
             match.disqualify(seat, reason, str(line.data.get("detail", "")))
         except RulesError as error:
@@ -161,25 +167,26 @@ class Resimulation:
             raise ReplayMismatch(line.number, f"round {match.round} is not over ({_where(match)})")
         expected = self._outcomes.popleft()
         assert isinstance(expected, RoundEnded)
-        data = line.data
-        if _get(line, "round", int) != expected.round:
-            raise ReplayMismatch(line.number, f"round {expected.round} ended, not round {data['round']}")
+        data, r = line.data, expected.round
+        if _get(line, "round", int) != r:
+            raise ReplayMismatch(line.number, f"round {r} ended, not round {data['round']}")
         winners = sorted(_get(line, "winners", list))
-        if winners != sorted(expected.winners):
-            raise ReplayMismatch(
-                line.number, f"round {expected.round} was won by {_seats(expected.winners)}{_why(expected)}, not by {_seats(winners)}"
-            )
-        if data.get("spy_bonus") != expected.spy_bonus:
-            raise ReplayMismatch(
-                line.number, f"round {expected.round}: the spy bonus goes to {_seats_or_none(expected.spy_bonus)}, not to {_seats_or_none(data.get('spy_bonus'))}"
-            )
-        if _get(line, "tokens", list) != list(expected.tokens):
-            raise ReplayMismatch(line.number, f"round {expected.round} ends with tokens {list(expected.tokens)}, not {data['tokens']}")
-        if "revealed" in data and data["revealed"] != seat_map_json(expected.revealed):
-            raise ReplayMismatch(line.number, f"round {expected.round}: the showdown reveals {seat_map_json(expected.revealed)}, not {data['revealed']}")
         set_aside = None if expected.set_aside is None else expected.set_aside.label
-        if "set_aside" in data and data["set_aside"] != set_aside:
-            raise ReplayMismatch(line.number, f"round {expected.round}: the set-aside card is {set_aside}, not {data['set_aside']}")
+        revealed = seat_map_json(expected.revealed)
+        problem = None
+        if winners != sorted(expected.winners):
+            problem = f"won by {_seats(expected.winners)}{_why(expected)}, not by {_seats(winners)}"
+        elif data.get("spy_bonus") != expected.spy_bonus:
+            wrong = _seats_or_none(data.get("spy_bonus"))
+            problem = f"the spy bonus goes to {_seats_or_none(expected.spy_bonus)}, not to {wrong}"
+        elif _get(line, "tokens", list) != list(expected.tokens):
+            problem = f"ends with tokens {list(expected.tokens)}, not {data['tokens']}"
+        elif "revealed" in data and data["revealed"] != revealed:
+            problem = f"the showdown reveals {revealed}, not {data['revealed']}"
+        elif "set_aside" in data and data["set_aside"] != set_aside:
+            problem = f"the set-aside card is {set_aside}, not {data['set_aside']}"
+        if problem:
+            raise ReplayMismatch(line.number, f"round {r}: {problem}")
 
     def _match_end(self, match: Match, line: ReplayLine) -> None:
         if not self._outcomes or not isinstance(self._outcomes[0], MatchEnded):
@@ -188,9 +195,13 @@ class Resimulation:
         assert isinstance(expected, MatchEnded)
         winners = sorted(_get(line, "winners", list))
         if winners != sorted(expected.winners):
-            raise ReplayMismatch(line.number, f"the match was won by {_seats(expected.winners)}, not by {_seats(winners)}")
+            raise ReplayMismatch(
+                line.number, f"the match was won by {_seats(expected.winners)}, not by {_seats(winners)}"
+            )
         if _get(line, "tokens", list) != list(expected.tokens):
-            raise ReplayMismatch(line.number, f"the match ends with tokens {list(expected.tokens)}, not {line.data['tokens']}")
+            raise ReplayMismatch(
+                line.number, f"the match ends with tokens {list(expected.tokens)}, not {line.data['tokens']}"
+            )
         ranking = _get(line, "ranking", list)
         places = [sorted(place) if isinstance(place, list) else place for place in ranking]
         wanted = [sorted(place) for place in expected.ranking]

@@ -58,9 +58,9 @@ def make_deal(
     return Deal(first, aside, tuple(shown), dealt, tuple(top_cards + rest + bottom_cards))
 
 
-def start(ruleset: str, hands: Sequence[str], top: Sequence[str] = (), **deal: object) -> Match:
+def start(ruleset: str, hands: Sequence[str], top: Sequence[str] = (), seed: int = 1, **deal: object) -> Match:
     """A match whose first round is dealt as asked."""
-    match = Match(RULESETS[ruleset], [f"p{seat}" for seat in range(len(hands))], seed=1)
+    match = Match(RULESETS[ruleset], [f"p{seat}" for seat in range(len(hands))], seed)
     match.deal_round(make_deal(ruleset, hands, top, **deal))  # type: ignore[arg-type]
     return match
 
@@ -79,6 +79,32 @@ def hand(match: Match, seat: int) -> list[str]:
 
 def records_of(match: Match, kind: type, since: int = 0) -> list[Record]:
     return [record for record in match.records[since:] if isinstance(record, kind)]
+
+
+def tie_deal_2019(spies: tuple[int, int]) -> dict[str, object]:
+    """Both seats hold a guard to the end; spies at the given deck positions."""
+    deck = ["guard"] * 4 + ["priest"] * 2 + ["baron"] * 2 + ["handmaid"] * 2 + ["countess", "king"]
+    for position in sorted(spies):
+        deck.insert(position, "spy")
+    return {
+        "top": [*deck, "chancellor"],
+        "set_aside": "princess",
+        "face_up": ["prince", "prince", "chancellor"],
+    }
+
+
+def quick_two_player_round(match: Match, winner: int) -> None:
+    """Deal and play a one-turn round of a 2-player 2019 match that `winner` wins."""
+    starter = match.first_choices()[0]
+    other = 1 - starter
+    hands = ["guard", "guard"]
+    hands[other] = "priest"
+    top = ["handmaid"] if starter == winner else ["princess"]
+    match.deal_round(make_deal(match.ruleset.name, hands, top, first=starter))
+    if starter == winner:
+        play(match, "guard", other, "priest")
+    else:
+        play(match, "princess")
 
 
 def quiet_action(match: Match) -> Play | Keep:

@@ -56,7 +56,9 @@ def test_guard_may_name_spy_in_2019() -> None:
     match = start("2019", ["guard", "spy", "baron"], ["handmaid"])
     assert match.decision is not None
     guesses = [a.guess for a in match.decision.legal if isinstance(a, Play) and a.target == 1]
-    assert guesses == [C(c) for c in "spy priest baron handmaid prince chancellor king countess princess".split()]
+    assert guesses == [
+        C(c) for c in ["spy", "priest", "baron", "handmaid", "prince", "chancellor", "king", "countess", "princess"]
+    ]
     play(match, "guard", 1, "spy")
     assert match.state().in_round == (True, False, True)
 
@@ -65,7 +67,7 @@ def test_classic_guard_names_only_classic_cards() -> None:
     match = start("classic", ["guard", "priest", "baron"], ["handmaid"])
     assert match.decision is not None
     guesses = [a.guess for a in match.decision.legal if isinstance(a, Play) and a.target == 1]
-    assert guesses == [C(c) for c in "priest baron handmaid prince king countess princess".split()]
+    assert guesses == [C(c) for c in ["priest", "baron", "handmaid", "prince", "king", "countess", "princess"]]
     with pytest.raises(IllegalAction, match="spy is not a card of this ruleset"):
         play(match, "guard", 1, "spy")
 
