@@ -70,8 +70,9 @@ class ActionTable:
             + [a for by_seat in self._aimed.values() for a in by_seat.values()]
         )
         self.card_actions = lru_cache(maxsize=None)(self._card_actions)
-        self.play_legal = lru_cache(maxsize=4096)(self._play_legal)
-        self.play_decision = lru_cache(maxsize=4096)(self._play_decision)
+        # Bounded by the table: card pairs x seats x subsets of targets (at most ~10k at 6 players).
+        self.play_legal = lru_cache(maxsize=None)(self._play_legal)
+        self.play_decision = lru_cache(maxsize=None)(self._play_decision)
 
     def _play_decision(self, first: Card, second: Card, seat: int, targets: tuple[int, ...]) -> Decision:
         legal = self.play_legal(first, second, seat, targets)
@@ -91,7 +92,7 @@ class ActionTable:
         return self._plain[card]
 
     def _play_legal(self, first: Card, second: Card, seat: int, targets: tuple[int, ...]) -> tuple[Play, ...]:
-        """Legal plays for a hand of two cards, `targets` being who may be chosen."""
+        """Legal plays for a hand of two cards (lower card first), `targets` being who may be chosen."""
         hand = (first, second)
         if Card.COUNTESS in hand and (Card.KING in hand or Card.PRINCE in hand):
             return self._plain[Card.COUNTESS]

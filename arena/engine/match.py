@@ -341,8 +341,10 @@ class Match:
     def _play_decision(self, seat: int) -> Decision:
         in_round, protected = self._in_round, self._protected
         targets = tuple([t for t in range(self._n) if in_round[t] and not protected[t] and t != seat])
-        hand = self._hands[seat]
-        return self._actions.play_decision(hand[0], hand[1], seat, targets)
+        first, second = self._hands[seat]
+        if second < first:
+            first, second = second, first
+        return self._actions.play_decision(first, second, seat, targets)
 
     def _start_turn(self, seat: int) -> None:
         self._current = seat
