@@ -11,13 +11,13 @@ from arena.engine import (
     ChancellorEvent,
     DiscardEvent,
     Event,
-    FaultEvent,
+    Faulted,
     Keep,
     MatchResult,
     OutEvent,
     Play,
     PlayEvent,
-    RoundEndEvent,
+    RoundEnded,
     RoundStartEvent,
     View,
 )
@@ -126,9 +126,9 @@ def event_json(event: Event) -> JSON:
         if event.hand is not None:
             out["hand"] = cards_json(event.hand)
         return out
-    if isinstance(event, FaultEvent):
+    if isinstance(event, Faulted):
         return {"event": "fault", "seat": event.seat, "reason": event.reason.value, "detail": event.detail}
-    if isinstance(event, RoundEndEvent):
+    if isinstance(event, RoundEnded):
         return {
             "event": "round_end",
             "round": event.round,

@@ -14,7 +14,6 @@ from arena.engine.records import (
     ChancellorResolved,
     Discarded,
     Faulted,
-    FaultReason,
     OutCause,
     Played,
     Record,
@@ -73,24 +72,8 @@ class OutEvent:
     cause: OutCause
 
 
-@dataclass(frozen=True, slots=True)
-class FaultEvent:
-    seat: int
-    reason: FaultReason
-    detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class RoundEndEvent:
-    round: int
-    winners: tuple[int, ...]
-    spy_bonus: int | None
-    revealed: Mapping[int, Card]
-    set_aside: Card | None
-    tokens: tuple[int, ...]
-
-
-Event = RoundStartEvent | PlayEvent | DiscardEvent | ChancellorEvent | OutEvent | FaultEvent | RoundEndEvent
+Event = RoundStartEvent | PlayEvent | DiscardEvent | ChancellorEvent | OutEvent | Faulted | RoundEnded
+"""Faults and round ends are public: their records are their events."""
 
 
 def project(record: Record, seat: int) -> Event | None:
@@ -112,17 +95,8 @@ def project(record: Record, seat: int) -> Event | None:
         return RoundStartEvent(
             record.round, record.first, record.tokens, record.removed_face_up, record.players_in, hand
         )
-    if isinstance(record, Faulted):
-        return FaultEvent(record.seat, record.reason, record.detail)
-    if isinstance(record, RoundEnded):
-        return RoundEndEvent(
-            record.round,
-            record.winners,
-            record.spy_bonus,
-            record.revealed,
-            record.set_aside,
-            record.tokens,
-        )
+    if isinstance(record, (Faulted, RoundEnded)):
+        return record
     return None
 
 

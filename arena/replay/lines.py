@@ -18,7 +18,7 @@ from arena.engine import (
     RoundStarted,
 )
 from arena.errors import ReplayError
-from arena.protocol import action_json, cards_json, seat_map_json
+from arena.protocol import action_json, cards_json, event_json
 
 JSON = dict[str, Any]
 
@@ -54,18 +54,9 @@ def record_line(record: Record, match_id: str) -> JSON | None:
             "deck": cards_json(record.deck),
             "tokens": list(record.tokens),
         }
-    if isinstance(record, Faulted):
-        return {"type": "fault", "seat": record.seat, "reason": record.reason.value, "detail": record.detail}
-    if isinstance(record, RoundEnded):
-        return {
-            "type": "round_end",
-            "round": record.round,
-            "winners": list(record.winners),
-            "spy_bonus": record.spy_bonus,
-            "revealed": seat_map_json(record.revealed),
-            "set_aside": None if record.set_aside is None else record.set_aside.label,
-            "tokens": list(record.tokens),
-        }
+    if isinstance(record, (Faulted, RoundEnded)):
+        line = event_json(record)
+        return {"type": line.pop("event"), **line}
     if isinstance(record, MatchEnded):
         return {
             "type": "match_end",
