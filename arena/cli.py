@@ -64,7 +64,7 @@ def _replay(args: argparse.Namespace) -> int:
     for warning in resimulation.warnings:
         print(f"{args.file}: warning: {warning}", file=sys.stderr)
     if error is not None:
-        print(f"{args.file}:{error.line or len(lines)}: {error.message}", file=sys.stderr)
+        print(f"{args.file}:{error.line or lines[-1].number}: {error.message}", file=sys.stderr)
         return 1
     if args.verify:
         match = resimulation.match

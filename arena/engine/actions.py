@@ -48,7 +48,10 @@ class Decision:
     """The same answers as a set, for a fast membership test."""
 
     def accepts(self, action: object) -> bool:
-        return action in (self.allowed or self.legal)
+        try:
+            return action in (self.allowed or self.legal)
+        except TypeError:  # unhashable, e.g. a Keep built with a list
+            return False
 
 
 TARGETED = frozenset({Card.PRIEST, Card.BARON, Card.KING})

@@ -86,9 +86,7 @@ class Resimulation:
         if handler is None:
             return  # other lines (events for a viewer) are not part of the contract
         if self._outcomes and kind not in ("round_end", "match_end"):
-            raise ReplayMismatch(
-                line.number, f"{_describe_outcome(match, self._outcomes[0])}, but the replay has {kind}"
-            )
+            raise ReplayMismatch(line.number, f"{_describe_outcome(self._outcomes[0])}, but the replay has {kind}")
         if match.phase is Phase.OVER and not self._outcomes:
             raise ReplayMismatch(line.number, f"{kind} after the match is over")
         handler(match, line)
@@ -274,7 +272,7 @@ def _where(match: Match) -> str:
     return "the match is over"
 
 
-def _describe_outcome(match: Match, outcome: RoundEnded | MatchEnded) -> str:
+def _describe_outcome(outcome: RoundEnded | MatchEnded) -> str:
     if isinstance(outcome, RoundEnded):
         return f"round {outcome.round} is over, won by {_seats(outcome.winners)}{_why(outcome)}"
     return f"the match is over, won by {_seats(outcome.winners)}"
