@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import signal
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,7 +30,7 @@ def _play(args: argparse.Namespace) -> int:
     match_id = args.match_id or f"play-{seed}"
     names = [f"random-{seat}" for seat in range(args.players)]
     match = Match(ruleset, names, seed)
-    result = play_match(match, [RandomPlayer(seed) for _ in names], match_id)
+    result = play_match(match, [RandomPlayer(seed) for _ in names], match_id).result
     if args.account:
         for line in Narrator(match, match_id).lines():
             print(line)
@@ -73,6 +75,53 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot_name(command: Sequence[str]) -> str:
+    """The bot's script when the command names one (python3 alice/bot.py -> bot), else its program."""
+    scripts = [Path(part) for part in command[1:] if Path(part).is_file()]
+    return (scripts[0] if scripts else Path(command[0])).stem
+
+
+def _check_bot(args: argparse.Namespace) -> int:
+    from arena.checkbot import check_bot
+    from arena.players.host import BotCommand, Timing
+    from arena.sandbox import Limits, SandboxLevel, resolve_level
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UsageError("check-bot: give the bot's command after --, e.g. arena check-bot -- python3 bot.py")
+    level, warning = resolve_level(SandboxLevel(args.sandbox))
+    if warning:
+        print(warning, file=sys.stderr)
+    name = args.name or _bot_name(command)
+    bot = BotCommand(name, tuple(command), args.protocol, args.dir.resolve())
+    timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
+    limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s)
+    ruleset = get_ruleset(args.ruleset)
+    print(
+        f"checking {name}: {' '.join(command)} (protocol {args.protocol}, sandbox {level.value},"
+        f" ruleset {ruleset.name}, {args.matches} matches per table size)"
+    )
+    report = check_bot(bot, ruleset, matches=args.matches, timing=timing, sandbox=level, limits=limits, seed=args.seed)
+    for players, played in report.played.items():
+        print(f"  {players} players: {played} matches, {report.won[players]} won")
+    for checked in report.faults:
+        fault = checked.fault
+        print(f"FAULT in {checked.match_id}: {fault.reason.value}: {fault.detail}")
+        if fault.stderr_tail.strip():
+            print("  stderr, last lines:")
+            for line in fault.stderr_tail.rstrip().splitlines()[-12:]:
+                print(f"  | {line}")
+    starts = "once" if report.starts == 1 else f"{report.starts} times"
+    print(f"slowest reply: {report.slowest_ms:.0f} ms (limit {report.move_ms} ms); process started {starts}")
+    if report.clean:
+        print("PASS: no faults")
+        return 0
+    kinds = Counter(checked.fault.reason.value for checked in report.faults)
+    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    print(f"FAIL: {len(report.faults)} fault{'s' if len(report.faults) != 1 else ''} ({summary})")
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
@@ -105,11 +154,40 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", type=Path, metavar="FILE", help="a replay file (JSON Lines)")
     replay.add_argument("--verify", action="store_true", help="check it against the rules only")
     replay.set_defaults(run=_replay)
+
+    check = commands.add_parser(
+        "check-bot",
+        help="check a bot before submitting it",
+        description=(
+            "Start a bot exactly as a tournament would, check its handshake, play matches against random"
+            " players at every table size of the ruleset, and print each fault with its reason and the"
+            " bot's stderr, and the slowest reply. Exit status 0 only for a clean bot."
+        ),
+        usage="arena check-bot [options] -- CMD [ARGS ...]",
+    )
+    check.add_argument("--protocol", choices=["zmq", "stdio"], default="zmq", help="default: zmq")
+    check.add_argument("--sandbox", choices=["strict", "basic", "none"], default="strict", help="default: strict")
+    check.add_argument("--ruleset", choices=sorted(RULESETS), default="2019", help="default: 2019")
+    check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
+    check.add_argument("--move-ms", type=int, default=1000, help="time allowed per reply (default: 1000)")
+    check.add_argument("--startup-ms", type=int, default=10000, help="time allowed to say hello (default: 10000)")
+    check.add_argument("--memory-mb", type=int, default=512, help="memory limit per process (default: 512)")
+    check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
+    check.add_argument("--dir", type=Path, default=Path.cwd(), help="the bot's directory (default: here)")
+    check.add_argument("--name", help="the bot's name (default: from its command)")
+    check.add_argument("--seed", type=int, default=1, help="seed of the matches (default: 1)")
+    check.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")
+    check.set_defaults(run=_check_bot)
     return parser
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as for Ctrl-C: clean up, leave no bot behind
     try:
         return args.run(args)
     except ArenaError as error:
@@ -121,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (e.g. `arena replay F | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    finally:
+        if "arena.sandbox" in sys.modules:
+            sys.modules["arena.sandbox"].kill_all()
 
 
 if __name__ == "__main__":

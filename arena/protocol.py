@@ -31,8 +31,12 @@ class MalformedAction(ValueError):
     """An answer object that is not of any legal answer's shape."""
 
 
+LABELS = tuple(card.label for card in Card)
+"""Card names indexed by card, for the hot paths."""
+
+
 def cards_json(cards: Sequence[Card]) -> list[str]:
-    return [card.label for card in cards]
+    return [LABELS[card] for card in cards]
 
 
 def seat_map_json(by_seat: Mapping[int, Card]) -> dict[str, str]:
@@ -42,13 +46,26 @@ def seat_map_json(by_seat: Mapping[int, Card]) -> dict[str, str]:
 
 def action_json(action: Action) -> JSON:
     if isinstance(action, Keep):
-        return {"keep": action.keep.label, "bottom": cards_json(action.bottom)}
-    answer: JSON = {"card": action.card.label}
+        return {"keep": LABELS[action.keep], "bottom": cards_json(action.bottom)}
+    answer: JSON = {"card": LABELS[action.card]}
     if action.target is not None:
         answer["target"] = action.target
     if action.guess is not None:
-        answer["guess"] = action.guess.label
+        answer["guess"] = LABELS[action.guess]
     return answer
+
+
+_LEGAL_JSON: dict[int, tuple[tuple[Action, ...], list[JSON]]] = {}
+
+
+def legal_json(legal: tuple[Action, ...]) -> list[JSON]:
+    """The legal list as JSON, memoised by identity: the engine reuses each legal tuple it builds."""
+    known = _LEGAL_JSON.get(id(legal))
+    if known is None or known[0] is not legal:
+        if len(_LEGAL_JSON) > 100_000:
+            _LEGAL_JSON.clear()
+        known = _LEGAL_JSON[id(legal)] = (legal, [action_json(action) for action in legal])
+    return known[1]
 
 
 def parse_action(obj: object) -> Action:
@@ -82,25 +99,25 @@ def _card(value: object, field: str) -> Card:
 def event_json(event: Event) -> JSON:
     """One event as PROTOCOL.md's Events table has it; private fields only where present."""
     if isinstance(event, PlayEvent):
-        out: JSON = {"event": "play", "seat": event.seat, "card": event.card.label}
+        out: JSON = {"event": "play", "seat": event.seat, "card": LABELS[event.card]}
         if event.target is not None:
             out["target"] = event.target
         if event.guess is not None:
-            out["guess"] = event.guess.label
+            out["guess"] = LABELS[event.guess]
         if event.hit is not None:
             out["hit"] = event.hit
         if event.seen is not None:
-            out["seen"] = event.seen.label
+            out["seen"] = LABELS[event.seen]
         if event.cards is not None:
             out["cards"] = seat_map_json(event.cards)
         if event.received is not None:
-            out["received"] = event.received.label
+            out["received"] = LABELS[event.received]
         return out
     if isinstance(event, DiscardEvent):
         return {
             "event": "discard",
             "seat": event.seat,
-            "card": event.card.label,
+            "card": LABELS[event.card],
             "cause": event.cause,
             "drew_set_aside": event.drew_set_aside,
         }
@@ -108,7 +125,7 @@ def event_json(event: Event) -> JSON:
         return {
             "event": "out",
             "seat": event.seat,
-            "card": event.card.label,
+            "card": LABELS[event.card],
             "cards": cards_json(event.cards),
             "cause": event.cause.value,
         }
@@ -135,7 +152,7 @@ def event_json(event: Event) -> JSON:
             "winners": list(event.winners),
             "spy_bonus": event.spy_bonus,
             "revealed": seat_map_json(event.revealed),
-            "set_aside": None if event.set_aside is None else event.set_aside.label,
+            "set_aside": None if event.set_aside is None else LABELS[event.set_aside],
             "tokens": list(event.tokens),
         }
     raise TypeError(f"not an event: {event!r}")
@@ -165,7 +182,7 @@ def act_message(match_id: str, view: View, deadline_ms: int, events: Sequence[Ev
         "deck": view.deck,
         "removed_face_up": cards_json(view.removed_face_up),
         "deadline_ms": deadline_ms,
-        "legal": [action_json(action) for action in view.legal],
+        "legal": legal_json(view.legal),
         "events": [event_json(event) for event in events],
     }
 

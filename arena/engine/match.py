@@ -172,15 +172,18 @@ class Match:
             decision=decision.kind if mine else None,
             hand=tuple(self._hands[seat]),
             players=tuple(
-                PlayerView(
-                    name=self.players[s],
-                    tokens=self._tokens[s],
-                    in_round=self._in_round[s],
-                    protected=self._protected[s],
-                    disqualified=self._disqualified[s],
-                    discards=tuple(self._discards[s]),
-                )
-                for s in range(self._n)
+                [
+                    PlayerView(name, tokens, in_round, protected, disqualified, tuple(discards))
+                    for name, tokens, in_round, protected, disqualified, discards in zip(
+                        self.players,
+                        self._tokens,
+                        self._in_round,
+                        self._protected,
+                        self._disqualified,
+                        self._discards,
+                        strict=True,
+                    )
+                ]
             ),
             deck=len(self._deck),
             removed_face_up=self._removed_face_up,

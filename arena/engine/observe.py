@@ -5,8 +5,9 @@ Every private field is filled here and only here, from the entitlement table of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from arena.engine.cards import Card
 from arena.engine.match import Match
@@ -76,28 +77,38 @@ Event = RoundStartEvent | PlayEvent | DiscardEvent | ChancellorEvent | OutEvent 
 """Faults and round ends are public: their records are their events."""
 
 
+def _played(record: Played, seat: int) -> PlayEvent:
+    seen = record.seen if record.seat == seat else None
+    compared = record.compared
+    cards = dict(compared) if compared and (compared[0][0] == seat or compared[1][0] == seat) else None
+    received = next((card for trader, card in record.received if trader == seat), None)
+    return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
+
+
+def _round_started(record: RoundStarted, seat: int) -> RoundStartEvent:
+    hand = record.hands[seat] if seat in record.players_in else None
+    return RoundStartEvent(record.round, record.first, record.tokens, record.removed_face_up, record.players_in, hand)
+
+
+def _public(record: Faulted | RoundEnded, seat: int) -> Faulted | RoundEnded:
+    return record
+
+
+_PROJECTIONS: dict[type, Callable[[Any, int], Event]] = {
+    Played: _played,
+    Discarded: lambda record, seat: DiscardEvent(record.seat, record.card, record.drew_set_aside),
+    WentOut: lambda record, seat: OutEvent(record.seat, record.cards[0], record.cards, record.cause),
+    ChancellorResolved: lambda record, seat: ChancellorEvent(record.seat, len(record.drawn), len(record.bottom)),
+    RoundStarted: _round_started,
+    Faulted: _public,
+    RoundEnded: _public,
+}
+
+
 def project(record: Record, seat: int) -> Event | None:
     """The event `seat` is entitled to for `record`, or None when the record is not an event."""
-    if isinstance(record, Played):
-        seen = record.seen if record.seat == seat else None
-        compared = dict(record.compared)
-        cards = compared if seat in compared else None
-        received = dict(record.received).get(seat)
-        return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
-    if isinstance(record, Discarded):
-        return DiscardEvent(record.seat, record.card, record.drew_set_aside)
-    if isinstance(record, WentOut):
-        return OutEvent(record.seat, record.cards[0], record.cards, record.cause)
-    if isinstance(record, ChancellorResolved):
-        return ChancellorEvent(record.seat, len(record.drawn), len(record.bottom))
-    if isinstance(record, RoundStarted):
-        hand = record.hands[seat] if seat in record.players_in else None
-        return RoundStartEvent(
-            record.round, record.first, record.tokens, record.removed_face_up, record.players_in, hand
-        )
-    if isinstance(record, (Faulted, RoundEnded)):
-        return record
-    return None
+    projection = _PROJECTIONS.get(type(record))
+    return None if projection is None else projection(record, seat)
 
 
 class Observer:
@@ -116,5 +127,6 @@ class Observer:
         """Events since the previous call, oldest first."""
         log = self._match.records
         start, self._cursor = self._cursor, len(log)
-        events = (project(record, self.seat) for record in log[start : self._cursor])
-        return [event for event in events if event is not None]
+        seat, projections = self.seat, _PROJECTIONS
+        new = log[start : self._cursor]
+        return [projections[type(record)](record, seat) for record in new if type(record) in projections]

@@ -24,10 +24,11 @@ class MatchInfo:
 class PlayerFault(Exception):
     """A player failed; the referee disqualifies its seat with this reason and detail."""
 
-    def __init__(self, reason: FaultReason, detail: str) -> None:
+    def __init__(self, reason: FaultReason, detail: str, stderr_tail: str = "") -> None:
         super().__init__(f"{reason.value}: {detail}")
         self.reason = reason
         self.detail = detail
+        self.stderr_tail = stderr_tail
 
 
 class Player(Protocol):
@@ -38,3 +39,7 @@ class Player(Protocol):
         ...
 
     def end_match(self, result: MatchResult, observer: Observer) -> None: ...
+
+    def check(self) -> None:
+        """Raise PlayerFault if the player failed while it was not asked anything (e.g. it exited)."""
+        ...

@@ -23,3 +23,6 @@ class RandomPlayer:
 
     def end_match(self, result: MatchResult, observer: Observer) -> None:
         pass
+
+    def check(self) -> None:
+        pass

@@ -1,5 +1,5 @@
 """Executes matches."""
 
-from arena.runner.referee import play_match
+from arena.runner.referee import FaultReport, MatchOutcome, play_match
 
-__all__ = ["play_match"]
+__all__ = ["FaultReport", "MatchOutcome", "play_match"]

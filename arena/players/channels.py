@@ -1,0 +1,174 @@
+"""How bytes reach a bot process and come back: a ZeroMQ ROUTER socket or the bot's standard streams.
+
+A channel moves whole messages only. Waiting, deadlines and faults are the host's job; a channel
+says what happened: a message, a peer that went away, or nothing yet.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+MAX_MESSAGE = 64 * 1024
+"""Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Garbled:
+    """Something arrived that is not a message of the protocol's framing."""
+
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """The bot's connection went away while its process lives (e.g. a message over the size cap)."""
+
+    detail: str
+
+
+Arrival = Received | Garbled | Dropped
+
+
+class ZmqChannel:
+    """The arena's ROUTER socket for one bot process, in that bot's private directory."""
+
+    def __init__(self, context: zmq.Context, directory: Path) -> None:
+        self.path = directory / "arena.sock"
+        self.endpoint = f"ipc://{self.path}"
+        self.socket = context.socket(zmq.ROUTER)
+        self.socket.linger = 0
+        self.socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        self.socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.socket.bind(self.endpoint)
+        self.monitor = self.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        self.peer: bytes | None = None
+        """The routing id of the connection that said a valid hello: the bot."""
+
+    def pollables(self) -> list[zmq.Socket]:
+        return [self.socket, self.monitor]
+
+    def send(self, payload: bytes) -> bool:
+        """False when the bot's connection is gone."""
+        assert self.peer is not None
+        send = self.socket.send
+        try:
+            send(self.peer, _MORE)
+            send(b"", _MORE)
+            send(payload, _LAST)
+        except zmq.ZMQError as error:
+            if error.errno in (zmq.EHOSTUNREACH, zmq.EAGAIN, errno.EHOSTUNREACH):
+                return False
+            raise
+        return True
+
+    def arrivals(self, ready: set[object]) -> list[tuple[bytes, Arrival]]:
+        """Everything readable now, as (routing id, arrival); a drop has an empty routing id."""
+        found: list[tuple[bytes, Arrival]] = []
+        if self.monitor in ready and _receive(self.monitor) is not None:
+            found.append((b"", Dropped("the connection was dropped: a message over 64 KiB, or the socket closed")))
+        frames = _receive(self.socket) if self.socket in ready else None  # one; the next poll tells of more
+        if frames is not None:
+            identity, rest = frames[0], frames[1:]
+            if len(rest) != 2 or rest[0] != b"":
+                shape = " + ".join(f"{len(f)} bytes" for f in rest)
+                garbled = Garbled(f"expected an empty delimiter frame and one message frame, got {shape}")
+                found.append((identity, garbled))
+            else:
+                found.append((identity, Received(rest[1])))
+        return found
+
+    def close(self) -> None:
+        self.monitor.close(linger=0)
+        self.socket.disable_monitor()
+        self.socket.close(linger=0)
+        self.path.unlink(missing_ok=True)
+
+
+_MORE = int(zmq.SNDMORE) | int(zmq.NOBLOCK)  # plain ints: pyzmq's flag enums are slow to combine
+_LAST = int(zmq.NOBLOCK)
+
+
+def _receive(socket: zmq.Socket) -> list[bytes] | None:
+    try:
+        return socket.recv_multipart(_LAST)
+    except zmq.Again:
+        return None
+
+
+class StdioChannel:
+    """JSON lines over the bot's stdin and stdout pipes."""
+
+    def __init__(self, stdin_fd: int, stdout_fd: int) -> None:
+        os.set_blocking(stdin_fd, False)
+        os.set_blocking(stdout_fd, False)
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self._buffer = bytearray()
+        self._pending = b""
+        self._closed = False
+
+    def pollables(self) -> list[int]:
+        return [self.stdout_fd]
+
+    @property
+    def writing(self) -> bool:
+        return bool(self._pending)
+
+    def send(self, payload: bytes) -> bool:
+        self._pending += payload + b"\n"
+        return self.flush()
+
+    def flush(self) -> bool:
+        """Write what the pipe takes now; False when the bot closed its stdin."""
+        try:
+            while self._pending:
+                written = os.write(self.stdin_fd, self._pending)
+                self._pending = self._pending[written:]
+        except BlockingIOError:
+            pass
+        except (BrokenPipeError, OSError):
+            self._pending = b""
+            return False
+        return True
+
+    def arrivals(self, ready: set[object]) -> list[tuple[bytes, Arrival]]:
+        if self.stdout_fd not in ready or self._closed:
+            return []
+        try:
+            chunk = os.read(self.stdout_fd, MAX_MESSAGE + 1)
+        except BlockingIOError:
+            chunk = None
+        except OSError:
+            chunk = b""
+        if chunk == b"":
+            self._closed = True
+        elif chunk:
+            self._buffer += chunk
+        found: list[tuple[bytes, Arrival]] = []
+        while (end := self._buffer.find(b"\n")) >= 0:
+            line, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1 :]
+            if len(line) > MAX_MESSAGE:
+                found.append((b"", Garbled("a line over 64 KiB")))
+            elif line.strip():
+                found.append((b"", Received(line)))
+        if len(self._buffer) > MAX_MESSAGE:
+            self._buffer.clear()
+            found.append((b"", Garbled("a line over 64 KiB")))
+        if self._closed and not found:
+            found.append((b"", Dropped("the bot closed its standard output")))
+        return found
+
+    def close(self) -> None:
+        """The pipes belong to the bot process, which closes them when it is killed."""
+        self._buffer.clear()
+        self._pending = b""

@@ -1,0 +1,336 @@
+"""One bot process kept across matches: started, greeted, asked, and killed on its first fault.
+
+The host watches the process (its pidfd) in the same poll as the channel, so a crash is seen at
+once. Every fault kills the whole process tree; the next match starts a new process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import select
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import zmq
+
+from arena.engine import FaultReason
+from arena.players.base import PlayerFault
+from arena.players.channels import Dropped, Garbled, Received, StdioChannel, ZmqChannel
+from arena.protocol import PROTOCOL_VERSION
+from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
+
+log = logging.getLogger(__name__)
+
+EXIT_GRACE_S = 0.1
+"""After the process exits, how long the channel may still deliver a reply it sent just before."""
+SHUTDOWN_GRACE_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommand:
+    """How to start a bot: a command, its protocol, and the directory of its files."""
+
+    name: str
+    command: tuple[str, ...]
+    protocol: str = "zmq"
+    directory: Path = field(default_factory=Path.cwd)
+
+    def __post_init__(self) -> None:
+        if self.protocol not in ("zmq", "stdio"):
+            raise ValueError(f"bot {self.name}: protocol must be zmq or stdio, not {self.protocol!r}")
+        if not self.command:
+            raise ValueError(f"bot {self.name}: the command is empty")
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    move_ms: int = 1000
+    startup_ms: int = 10000
+
+
+@dataclass(slots=True)
+class HostStats:
+    starts: int = 0
+    replies: int = 0
+    slowest_ms: float = 0.0
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return orjson.dumps(message)
+
+
+def decode(payload: bytes) -> object:
+    """A reply as JSON; PlayerFault(malformed) saying what is wrong with it."""
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        pass  # find out what is wrong, in words
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _malformed(f"not UTF-8 (byte {error.start})") from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        msg = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise _malformed(f"not JSON ({msg}): {_snippet(text)}") from None
+
+
+def _snippet(text: str, size: int = 80) -> str:
+    return repr(text[:size] + ("…" if len(text) > size else ""))
+
+
+def _malformed(detail: str) -> PlayerFault:
+    return PlayerFault(FaultReason.MALFORMED, detail)
+
+
+class BotHost:
+    def __init__(
+        self,
+        bot: BotCommand,
+        timing: Timing = Timing(),
+        sandbox: SandboxLevel = SandboxLevel.STRICT,
+        limits: Limits = Limits(),
+        *,
+        context: zmq.Context | None = None,
+        cpu: int | None = None,
+    ) -> None:
+        self.bot = bot
+        self.timing = timing
+        self.sandbox = sandbox
+        self.limits = limits
+        self.cpu = cpu
+        self.stats = HostStats()
+        self._context = context
+        self._process: BotProcess | None = None
+        self._channel: ZmqChannel | StdioChannel | None = None
+        self._directory: Path | None = None
+        self._poller: zmq.Poller | None = None
+        self._exit_watch: select.poll | None = None
+        """The process's pidfd alone: a cheap look between decisions."""
+        """The channel and the process's pidfd, polled together; one per process."""
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.returncode() is None
+
+    def ensure_running(self) -> None:
+        """Start the bot and greet it, unless its process is alive and greeted already."""
+        if self._process is not None and self._process.returncode() is None:
+            return
+        self.kill()
+        self.stats.starts += 1
+        token = secrets.token_hex(16)
+        env = {"ARENA_TOKEN": token}
+        self._directory = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
+        channel: ZmqChannel | None = None
+        if self.bot.protocol == "zmq":
+            if self._context is None:
+                self._context = zmq.Context.instance()
+            channel = ZmqChannel(self._context, self._directory)
+            env["ARENA_ENDPOINT"] = channel.endpoint
+        spec = LaunchSpec(
+            command=self.bot.command,
+            bot_dir=self.bot.directory,
+            env=env,
+            level=self.sandbox,
+            limits=self.limits,
+            socket_dir=self._directory if channel else None,
+            stdio=channel is None,
+            cpu=self.cpu,
+        )
+        try:
+            self._process = launch(spec)
+        except SandboxError as error:
+            if channel:
+                channel.close()
+            raise PlayerFault(FaultReason.CRASH, str(error)) from None
+        self._exit_watch = select.poll()
+        self._exit_watch.register(self._process.fileno(), select.POLLIN)
+        if channel is None:
+            assert self._process.stdin_fd is not None and self._process.stdout_fd is not None
+            self._channel = StdioChannel(self._process.stdin_fd, self._process.stdout_fd)
+        else:
+            self._channel = channel
+        self._handshake(token)
+
+    def _handshake(self, token: str) -> None:
+        started = time.monotonic()
+        deadline = started + self.timing.startup_ms / 1000
+        ignored: list[str] = []
+        while True:
+            identity, payload = self._wait(deadline, handshake=True)
+            if payload is None:
+                note = f"; ignored: {ignored[0]}" if ignored else ""
+                raise self.fault(
+                    PlayerFault(FaultReason.HANDSHAKE, f"no hello within {self.timing.startup_ms} ms{note}")
+                )
+            try:
+                hello = decode(payload)
+            except PlayerFault as fault:
+                ignored.append(fault.detail)
+                continue
+            if not isinstance(hello, dict) or hello.get("type") != "hello":
+                ignored.append(f"a message that is not a hello: {_snippet(payload.decode('utf-8', 'replace'))}")
+                continue
+            if hello.get("protocol") != PROTOCOL_VERSION:
+                raise self.fault(
+                    PlayerFault(
+                        FaultReason.HANDSHAKE, f"hello says protocol {hello.get('protocol')!r}; this arena speaks 1"
+                    )
+                )
+            token_due = self.bot.protocol == "zmq" or "token" in hello  # stdio bots may leave it out
+            if token_due and hello.get("token") != token:
+                raise self.fault(
+                    PlayerFault(FaultReason.HANDSHAKE, "hello has a wrong token (not this process's ARENA_TOKEN)")
+                )
+            if isinstance(self._channel, ZmqChannel):
+                self._channel.peer = identity
+            break
+        welcome = {
+            "type": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "name": self.bot.name,
+            "limits": {"move_ms": self.timing.move_ms, "startup_ms": self.timing.startup_ms},
+            "events": [],
+        }
+        self.request(welcome)
+        log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send one message and return the bot's reply object; PlayerFault on any fault."""
+        assert self._channel is not None
+        sent = time.monotonic()
+        deadline = sent + self.timing.move_ms / 1000
+        if not self._channel.send(encode(message)):
+            raise self.fault(self._gone("the bot's connection is gone"))
+        _, payload = self._wait(deadline)
+        if payload is None:
+            raise self.fault(
+                PlayerFault(FaultReason.TIMEOUT, f"no reply to {message['type']} within {self.timing.move_ms} ms")
+            )
+        elapsed_ms = (time.monotonic() - sent) * 1000
+        self.stats.replies += 1
+        self.stats.slowest_ms = max(self.stats.slowest_ms, elapsed_ms)
+        try:
+            reply = decode(payload)
+        except PlayerFault as fault:
+            raise self.fault(fault) from None
+        if not isinstance(reply, dict):
+            raise self.fault(
+                _malformed(f"a reply is a JSON object, not {type(reply).__name__}: {_snippet(str(reply))}")
+            )
+        expected = "action" if message["type"] == "act" else "ok"
+        if reply.get("type") != expected:
+            raise self.fault(
+                _malformed(f'the reply to {message["type"]} has type {reply.get("type")!r}, not "{expected}"')
+            )
+        return reply
+
+    def _wait(self, deadline: float, handshake: bool = False) -> tuple[bytes, bytes | None]:
+        """The next message from the bot, or (b"", None) at the deadline; faults for exits and drops."""
+        channel, process = self._channel, self._process
+        assert channel is not None and process is not None
+        if self._poller is None:
+            self._poller = zmq.Poller()
+            for item in channel.pollables():
+                self._poller.register(item, zmq.POLLIN)
+            self._poller.register(process.fileno(), zmq.POLLIN)
+        poller = self._poller
+        if isinstance(channel, StdioChannel) and channel.writing:
+            poller.register(channel.stdin_fd, zmq.POLLOUT)
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if exited_at is not None and now >= exited_at + EXIT_GRACE_S:
+                raise self.fault(self._exit_fault(handshake))
+            limit = deadline if exited_at is None else min(deadline, exited_at + EXIT_GRACE_S)
+            if now >= limit:
+                return b"", None
+            ready = dict(poller.poll(max(1, int((limit - now) * 1000))))
+            if isinstance(channel, StdioChannel) and channel.stdin_fd in ready:
+                if not channel.flush():
+                    exited_at = exited_at or time.monotonic()
+                if not channel.writing:
+                    poller.unregister(channel.stdin_fd)
+            for identity, arrival in channel.arrivals(set(ready)):
+                if isinstance(arrival, Dropped):
+                    if process.wait(EXIT_GRACE_S) is None:  # a dying process drops its connection first
+                        if handshake:
+                            continue  # a connection that never said hello
+                        raise self.fault(_malformed(arrival.detail))
+                    exited_at = exited_at or time.monotonic()
+                    continue
+                if isinstance(channel, ZmqChannel) and channel.peer is not None and identity != channel.peer:
+                    continue  # not the bot: ignored
+                if isinstance(arrival, Garbled):
+                    if handshake:
+                        continue
+                    raise self.fault(_malformed(arrival.detail))
+                assert isinstance(arrival, Received)
+                return identity, arrival.payload
+            if process.fileno() in ready and exited_at is None:
+                exited_at = time.monotonic()
+
+    def _exit_fault(self, handshake: bool) -> PlayerFault:
+        assert self._process is not None
+        self._process.wait(1.0)
+        kind, detail = self._process.exit_fault()
+        reason = FaultReason.LIMIT if kind == "limit" else FaultReason.CRASH
+        when = " before its hello" if handshake else ""
+        return PlayerFault(reason, f"{detail}{when}")
+
+    def _gone(self, detail: str) -> PlayerFault:
+        if self._process is not None and self._process.wait(EXIT_GRACE_S) is not None:
+            return self._exit_fault(False)
+        return PlayerFault(FaultReason.CRASH, detail)
+
+    def fault(self, fault: PlayerFault) -> PlayerFault:
+        """Attach the stderr tail, kill the process tree, and hand the fault back to raise."""
+        if self._process is not None:
+            fault.stderr_tail = self._process.stderr_tail()
+        self.kill()
+        return fault
+
+    def shutdown(self) -> PlayerFault | None:
+        """Ask the bot to exit; kill it after the grace period. A fault here is returned, not raised."""
+        fault = None
+        if self.running:
+            try:
+                self.request({"type": "shutdown", "events": []})
+            except PlayerFault as error:
+                fault = error
+            if self._process is not None:
+                self._process.wait(SHUTDOWN_GRACE_S)
+        self.kill()
+        return fault
+
+    def kill(self) -> None:
+        self._poller = self._exit_watch = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        if self._process is not None:
+            self._process.kill()
+            self._process = None
+        if self._directory is not None:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
+
+    def check_alive(self) -> None:
+        """Between decisions: a bot whose process died while idle is at fault now."""
+        if self._exit_watch is not None and self._exit_watch.poll(0) and self._process is not None:
+            raise self.fault(self._exit_fault(False))
+
+    def __enter__(self) -> BotHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()

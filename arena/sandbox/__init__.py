@@ -1,0 +1,49 @@
+"""Starting, limiting, watching and killing bot processes.
+
+Bots are untrusted programs in any language. This package starts each as a subprocess at one of three
+levels, limits its resources, drains its stderr into a bounded log, tells a resource limit from a crash
+when it ends, and kills its whole process tree. It does no protocol work: the caller passes the command,
+the protocol's environment variables and, for ZeroMQ, the private directory of the socket it has bound.
+
+    level, warning = resolve_level(SandboxLevel.STRICT)   # once, to tell the user what is isolated
+    with launch(LaunchSpec(command=("python3", "bot.py"), bot_dir=path, env=env, socket_dir=ipc)) as bot:
+        ...  # poll bot (a pidfd) beside the socket; after it ends: bot.exit_fault(), bot.stderr_tail()
+
+What to know as a caller:
+- strict shows the system, the arena's own Python (base prefix, venv, the arena package) and the bot's
+  directory read-only; its workdir, the socket directory and a small /tmp writable; nothing else.
+- When the arena runs as root, each strict or basic bot gets a UID/GID of its own (200000 and up, unique
+  across arenas on the machine). Under basic that UID must be able to read the program, its interpreter and
+  the bot's directory: a Python under /root is out of its reach, and launch() says so. Strict passes such
+  directories to bwrap itself.
+- RLIMIT_NPROC counts threads and, under strict, bwrap's own two processes. Without root it cannot be per
+  bot: it is set to the user's current task count plus Limits.processes, a headroom bots share.
+- Without stdio, the bot's stdout goes into the same log as its stderr.
+- returncode() follows Popen: -N for a process killed by signal N (bwrap's 128 + N is translated).
+- basic and none bots carry ARENA_SANDBOX_ID in their environment: it finds descendants that left the
+  bot's session (double fork, setsid) so that kill() kills them too; the arena process also becomes a
+  child subreaper, so such orphans re-parent to it and are reaped.
+- Bots die with the arena: each is forked from one long-lived thread of this package, because the
+  parent-death signal follows the thread that forked, not the process. kill_all() runs at exit; call it
+  from signal handlers too.
+- Not limited: the number of files a bot writes in its workdir (each is capped by the file size limit).
+"""
+
+from __future__ import annotations
+
+from arena.sandbox.errors import SandboxError
+from arena.sandbox.launcher import launch
+from arena.sandbox.levels import resolve_level
+from arena.sandbox.process import BotProcess, kill_all
+from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+
+__all__ = [
+    "BotProcess",
+    "LaunchSpec",
+    "Limits",
+    "SandboxError",
+    "SandboxLevel",
+    "kill_all",
+    "launch",
+    "resolve_level",
+]

@@ -1,0 +1,79 @@
+"""Telling why a bot process ended: a resource limit the arena can recognise, or a crash.
+
+The detail is written for the bot's author: what happened and, for a limit, which one and how much.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+
+from arena.sandbox.spec import Limits, SandboxLevel
+
+MEMORY_MARKERS = (
+    b"MemoryError",
+    b"Cannot allocate memory",
+    b"std::bad_alloc",
+    b"out of memory",
+    b"OutOfMemoryError",
+)
+# Python ignores SIGXFSZ, so a Python bot sees EFBIG ("File too large") instead of being killed.
+FILE_SIZE_MARKERS = (b"File too large",)
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def returncode_from_status(status: int, level: SandboxLevel) -> int:
+    """Popen's convention: the exit status, or -N for a process killed by signal N.
+
+    bwrap reports a bot killed by signal N as its own exit status 128 + N; that is translated too (a bot
+    exiting with such a status of its own accord is indistinguishable).
+    """
+    code = os.waitstatus_to_exitcode(status)
+    if level is SandboxLevel.STRICT and 128 < code < 128 + signal.NSIG:
+        return -(code - 128)
+    return code
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """What is known about a finished bot process."""
+
+    returncode: int
+    level: SandboxLevel
+    limits: Limits
+    cpu_seconds: float
+    killed_by_arena: bool
+    memory_marker: bool  # stderr shows an allocation failure
+    file_size_marker: bool  # stderr shows EFBIG
+
+
+def classify(ending: Ending) -> tuple[str, str]:
+    """("limit", detail) when a resource limit stopped the process, else ("crash", detail)."""
+    code, limits = ending.returncode, ending.limits
+    signum = -code if code < 0 else None
+    cpu = f"stopped by the CPU time limit ({limits.cpu_s} s)"
+    size = f"stopped by the file size limit ({limits.file_size_mb} MB)"
+    memory = f"out of memory (limit {limits.memory_mb} MB)"
+    if signum == signal.SIGKILL and ending.killed_by_arena:
+        return ("crash", "killed by the arena")
+    if ending.level is not SandboxLevel.NONE:
+        if signum == signal.SIGXCPU:
+            return ("limit", cpu)
+        if signum == signal.SIGXFSZ:
+            return ("limit", size)
+        if signum == signal.SIGKILL and ending.cpu_seconds >= limits.cpu_s:
+            return ("limit", cpu)
+        if code != 0 and ending.memory_marker:
+            return ("limit", memory)
+        if code != 0 and ending.file_size_marker:
+            return ("limit", size)
+    if signum is not None:
+        return ("crash", f"killed by {signal_name(signum)}")
+    return ("crash", f"exited with status {code}")

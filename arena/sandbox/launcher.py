@@ -1,0 +1,221 @@
+"""launch(): from a LaunchSpec to a running BotProcess, and the probe that tells whether strict works."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import logging
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from arena.sandbox import bwrap, command, levels, linux, plans, reaper, users
+from arena.sandbox.errors import SandboxError
+from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
+from arena.sandbox.spawner import spawner
+from arena.sandbox.spec import LaunchSpec, SandboxLevel
+
+log = logging.getLogger(__name__)
+
+_setup_lock = threading.Lock()
+_setup_done = False
+
+
+def _setup_process() -> None:
+    """Once: resolve libc symbols, become a subreaper, and kill every bot when the interpreter exits."""
+    global _setup_done
+    with _setup_lock:
+        if not _setup_done:
+            _setup_done = True
+            linux.prepare()
+            atexit.register(kill_all)
+    reaper.become_subreaper()  # once per process, forked children included
+
+
+def _validate(spec: LaunchSpec) -> None:
+    if not spec.command or not all(isinstance(part, str) for part in spec.command):
+        raise SandboxError(f"bot command must be a non-empty tuple of strings, not {spec.command!r}")
+    if not Path(spec.bot_dir).is_dir():
+        raise SandboxError(f"bot directory {spec.bot_dir} does not exist")
+    if spec.socket_dir is not None and not Path(spec.socket_dir).is_dir():
+        raise SandboxError(f"socket directory {spec.socket_dir} does not exist")
+    allowed = os.sched_getaffinity(0)
+    if spec.cpu is not None and spec.cpu not in allowed:
+        raise SandboxError(f"CPU {spec.cpu} is not available to the arena (it may use {sorted(allowed)})")
+
+
+def _give_to(user: users.BotUser, directory: Path) -> None:
+    """Hand the socket directory and the sockets already bound in it to the bot's UID, so it may connect."""
+    os.chown(directory, user.uid, user.gid, follow_symlinks=False)
+    for entry in directory.iterdir():
+        os.chown(entry, user.uid, user.gid, follow_symlinks=False)
+
+
+def _nonblocking(fd: int) -> int:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    return fd
+
+
+def _early_stderr(fd: int) -> str:
+    """What a child that failed before exec left on its stderr (ChildSetup writes its error there)."""
+    try:
+        return os.read(_nonblocking(fd), 4096).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _kill_late(popen: subprocess.Popen[bytes]) -> None:
+    """A process whose start was given up on, or whose BotProcess could not be built: it must not live on."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    reaper.wait_pid(popen.pid, KILL_TIMEOUT_S)
+    popen.returncode = -signal.SIGKILL
+
+
+class _Fds:
+    """The pipes of one start: the arena keeps its ends, the child's ends are closed once it has them."""
+
+    def __init__(self, stdio: bool, info: bool) -> None:
+        self.mine: dict[str, int] = {}
+        self.theirs: dict[str, int] = {}
+        wanted = ["stderr"] + (["stdin", "stdout"] if stdio else []) + (["info"] if info else [])
+        try:
+            for name in wanted:
+                read, write = os.pipe2(os.O_CLOEXEC)
+                if name == "stdin":
+                    self.mine[name], self.theirs[name] = write, read
+                else:
+                    self.mine[name], self.theirs[name] = read, write
+        except OSError:
+            self.close_all()
+            raise
+
+    def close_theirs(self) -> None:
+        for fd in self.theirs.values():
+            close_fd(fd)
+        self.theirs.clear()
+
+    def close_all(self) -> None:
+        self.close_theirs()
+        for fd in self.mine.values():
+            close_fd(fd)
+        self.mine.clear()
+
+
+def _start(spec: LaunchSpec, level: SandboxLevel) -> BotProcess:
+    """Start spec's command at exactly this level (no fallback)."""
+    _setup_process()
+    _validate(spec)
+    user = users.allocate() if os.geteuid() == 0 and level is not SandboxLevel.NONE else None
+    base: Path | None = None
+    fds: _Fds | None = None
+    popen: subprocess.Popen[bytes] | None = None
+    try:
+        if user is not None:
+            reaper.kill_user(user.uid, KILL_TIMEOUT_S)  # whatever an arena that died holding this UID left
+        base = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        workdir = base / "work"
+        workdir.mkdir(mode=0o700)
+        if user is not None:
+            os.chown(workdir, user.uid, user.gid)
+            os.chmod(base, 0o711)
+            if spec.socket_dir is not None:
+                _give_to(user, Path(spec.socket_dir))
+        place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12))
+        path = os.environ.get("PATH", os.defpath) if level is SandboxLevel.NONE else command.sandbox_path()
+        path = spec.env.get("PATH", path)  # the bot's own PATH, if the caller gives one
+        argv = [command.resolve(spec.command, Path(spec.bot_dir), path), *spec.command[1:]]
+        fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
+        if level is SandboxLevel.STRICT:
+            plan = plans.strict(spec, argv, place, info_fd=fds.theirs["info"])
+        elif level is SandboxLevel.BASIC:
+            plan = plans.basic(spec, argv, place)
+        else:
+            plan = plans.none(spec, argv, place)
+        stderr = fds.theirs["stderr"]
+        stdin = fds.theirs.get("stdin", subprocess.DEVNULL)
+        stdout = fds.theirs.get("stdout", stderr)
+
+        def spawn() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                plan.argv,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=plan.cwd,
+                env=plan.env,
+                start_new_session=True,
+                preexec_fn=plan.setup,
+                pass_fds=plan.pass_fds,
+                umask=plan.umask,
+            )
+
+        try:
+            popen = spawner.run(spawn, on_late=_kill_late)
+        except (OSError, subprocess.SubprocessError) as error:
+            fds.close_theirs()
+            detail = _early_stderr(fds.mine["stderr"]) or str(error)
+            raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {detail}") from error
+        fds.close_theirs()
+        bot = BotProcess(
+            popen=popen,
+            spec=spec,
+            level=level,
+            base=base,
+            workdir=workdir,
+            user=user,
+            marker=place.marker,
+            stderr_fd=fds.mine["stderr"],
+            stdin_fd=_nonblocking(fds.mine["stdin"]) if spec.stdio else None,
+            stdout_fd=_nonblocking(fds.mine["stdout"]) if spec.stdio else None,
+            info_fd=_nonblocking(fds.mine["info"]) if "info" in fds.mine else None,
+        )
+    except BaseException:
+        if popen is not None:
+            _kill_late(popen)
+        if fds is not None:
+            fds.close_all()
+        if base is not None:
+            remove_base(base)
+        if user is not None:
+            user.release()
+        raise
+    log.debug("sandbox: started %s as pid %d at level %s", argv[0], bot.pid, level.value)
+    return bot
+
+
+def launch(spec: LaunchSpec) -> BotProcess:
+    """Start a bot at the requested level, or at the level that works here (the fallback is logged once)."""
+    level, warning = levels.resolve_level(spec.level)
+    if warning:
+        levels.warn_once(warning)
+    return _start(spec, level)
+
+
+def probe_strict() -> str | None:
+    """Start one real strict sandbox running `true`: None if that works, else why not, in one phrase."""
+    if bwrap.bwrap_path() is None:
+        return f"{bwrap.BWRAP} not found"
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))
+    try:
+        bot_dir.chmod(0o755)
+        try:
+            bot = _start(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.STRICT)
+        except SandboxError as error:
+            return str(error)
+        with bot:
+            code = bot.wait(10.0)
+            if code == 0:
+                return None
+            if code is None:
+                return "a test sandbox did not finish within 10 s"
+            lines = bot.stderr_tail(500).strip().splitlines()
+            return lines[-1] if lines else f"a test sandbox exited with status {code}"
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)

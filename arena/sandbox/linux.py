@@ -1,0 +1,59 @@
+"""The few Linux calls Python's os module lacks (prctl, unshare, mount), through ctypes.
+
+They are resolved once in the parent, so the forked child only makes the calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+CLONE_NEWNS = 0x00020000
+MS_BIND = 0x1000
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    ulong, char_p = ctypes.c_ulong, ctypes.c_char_p
+    libc.prctl.argtypes = [ctypes.c_int, ulong, ulong, ulong, ulong]
+    libc.unshare.argtypes = [ctypes.c_int]
+    libc.mount.argtypes = [char_p, char_p, char_p, ulong, ctypes.c_void_p]
+    return libc
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def prepare() -> None:
+    """Resolve the libc symbols before any fork: a forked child should not have to load anything."""
+    _libc()
+
+
+def set_parent_death_signal(signum: int) -> None:
+    """Ask the kernel to send signum to this process when the thread that forked it exits."""
+    _check(_libc().prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+
+
+def become_child_subreaper() -> None:
+    """Make orphaned descendants re-parent to this process, so none escapes the arena's wait."""
+    _check(_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def private_mount_namespace() -> None:
+    """Give this process a mount namespace of its own whose mounts never propagate back to the host."""
+    _check(_libc().unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _check(_libc().mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount(/, MS_PRIVATE)")
+
+
+def bind_mount(source: bytes, target: bytes) -> None:
+    """Bind source on target (recursively) in the current mount namespace."""
+    _check(_libc().mount(source, target, None, MS_BIND | MS_REC, None), f"bind mount {source!r}")

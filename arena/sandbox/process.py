@@ -1,0 +1,305 @@
+"""One bot process, from started to reaped, and the registry that kill_all empties."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import logging
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from arena.sandbox import faults, reaper, users
+from arena.sandbox.capture import StderrCapture
+from arena.sandbox.errors import SandboxError
+from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+
+log = logging.getLogger(__name__)
+
+KILL_TIMEOUT_S = 5.0
+
+_registry_lock = threading.RLock()
+_live: dict[int, BotProcess] = {}
+
+
+def _forget_inherited() -> None:
+    """After a fork: the child does not own its parent's bots and must neither kill nor reap them."""
+    _live.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
+def close_fd(fd: int) -> None:
+    """Close fd; one already closed is fine."""
+    try:
+        os.close(fd)
+    except OSError as error:
+        if error.errno != errno.EBADF:
+            raise
+
+
+def remove_base(base: Path) -> None:
+    """Remove a bot's private tree: the workdir with its contents, then the empty staging mount points."""
+    shutil.rmtree(base / "work", ignore_errors=True)
+    staging = base / "mnt"
+    if staging.is_dir():
+        for point in staging.iterdir():
+            try:
+                point.rmdir()  # never rmtree here: were a mount ever visible on it, nothing would be deleted
+            except OSError:
+                log.error("sandbox: staging mount point %s is not empty; left in place", point)
+    for leftover in (staging, base):
+        try:
+            leftover.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            log.error("sandbox: cannot remove %s", leftover)
+
+
+class BotProcess:
+    """A running (or finished) bot: watch it with fileno(), ask returncode(), end it with kill().
+
+    stdin_fd and stdout_fd (only with spec.stdio) are the arena's non-blocking ends of the bot's stdin and
+    stdout. Without stdio the bot's stdout goes to the same log as its stderr.
+    """
+
+    def __init__(
+        self,
+        *,
+        popen: subprocess.Popen[bytes],
+        spec: LaunchSpec,
+        level: SandboxLevel,
+        base: Path,
+        workdir: Path,
+        user: users.BotUser | None,
+        marker: str,
+        stderr_fd: int,
+        stdin_fd: int | None,
+        stdout_fd: int | None,
+        info_fd: int | None,
+    ) -> None:
+        self.pid = popen.pid
+        self.level = level
+        self.workdir = workdir
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self.command = spec.command
+        self.limits: Limits = spec.limits
+        self._popen = popen
+        self._base = base
+        self._user = user
+        self._marker = marker
+        self._info_fd = info_fd
+        self._init_pid: int | None = None  # strict: host pid of the sandbox's init, from bwrap's info fd
+        self._init_cpu = 0.0
+        self._owner = os.getpid()
+        self._lock = threading.RLock()
+        self._pidfd = os.pidfd_open(self.pid)
+        self._returncode: int | None = None
+        self._usage: resource.struct_rusage | None = None
+        self._status_lost = False
+        self._killed_by_arena = False
+        self._closed = False
+        self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
+        with _registry_lock:
+            _live[self.pid] = self
+
+    def __repr__(self) -> str:
+        return f"<BotProcess pid={self.pid} level={self.level.value} returncode={self._returncode}>"
+
+    def fileno(self) -> int:
+        """A pidfd, readable once the process has exited: poll it together with the bot's socket."""
+        with self._lock:
+            if self._pidfd < 0:
+                raise ValueError("the bot process has been killed and its pidfd closed")
+            return self._pidfd
+
+    def _collect(self) -> None:
+        """One non-blocking wait4 (the caller holds the lock)."""
+        try:
+            pid, status, usage = os.wait4(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            log.warning("sandbox: the exit status of bot pid %d was collected elsewhere", self.pid)
+            self._status_lost = True
+            self._returncode = 255
+        else:
+            if pid == 0:
+                return
+            self._usage = usage
+            self._returncode = faults.returncode_from_status(status, self.level)
+        self._popen.returncode = self._returncode  # so Popen never waits for this pid itself
+
+    def returncode(self) -> int | None:
+        """The exit status (-N if killed by signal N), or None while running. Never blocks."""
+        with self._lock:
+            if self._returncode is None:
+                self._collect()
+            return self._returncode
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to timeout seconds for the process to exit: its returncode, or None if still running."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self.returncode()
+            if code is not None:
+                return code
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                select.select([self], [], [], remaining)
+            except (OSError, ValueError):  # killed, and the pidfd closed, by another thread meanwhile
+                time.sleep(min(remaining, reaper.POLL_S))
+
+    def _sandbox_init(self) -> int | None:
+        """Strict only: the host pid of the sandbox's init, which bwrap wrote to its info fd at start."""
+        if self._init_pid is None and self._info_fd is not None:
+            try:
+                raw = os.read(self._info_fd, 4096)  # non-blocking; bwrap writes it once, early
+            except BlockingIOError:
+                raw = None  # not written yet: bwrap is still setting up, or died before
+            if raw is not None or self._returncode is not None:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    self._init_pid = int(json.loads(raw or b"")["child-pid"])
+                close_fd(self._info_fd)
+                self._info_fd = None
+        return self._init_pid
+
+    def _reap_sandbox_init(self, timeout: float) -> None:
+        """Reap the sandbox's init if it re-parented to the arena: its rusage holds the bot's CPU time."""
+        pid = self._sandbox_init()
+        if pid is None or self._returncode is None:
+            return
+        reaped = reaper.wait_pid(pid, timeout)
+        if reaped is not None:
+            self._init_cpu += reaped[1].ru_utime + reaped[1].ru_stime
+            self._init_pid = -1  # reaped: never signal or wait for that pid again
+
+    @property
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the process and its reaped descendants (0 until it is reaped)."""
+        usage = self._usage
+        return self._init_cpu + (0.0 if usage is None else usage.ru_utime + usage.ru_stime)
+
+    def exit_fault(self) -> tuple[str, str]:
+        """After exit: ("limit", detail) if a resource limit stopped it, else ("crash", detail)."""
+        with self._lock:
+            code = self.returncode()
+            if code is None:
+                raise SandboxError(f"exit_fault() asked of bot pid {self.pid}, which is still running")
+            if self._status_lost:
+                return ("crash", "exited (its exit status was lost)")
+            killed = code == -signal.SIGKILL and not self._killed_by_arena
+            self._reap_sandbox_init(0.5 if killed else 0.0)  # SIGKILL may be the CPU hard limit: need the time
+        self._capture.wait_eof(0.5)  # the last words (a MemoryError) may still be in the pipe
+        ending = faults.Ending(
+            returncode=code,
+            level=self.level,
+            limits=self.limits,
+            cpu_seconds=self.cpu_seconds,
+            killed_by_arena=self._killed_by_arena,
+            memory_marker=self._capture.contains(faults.MEMORY_MARKERS),
+            file_size_marker=self._capture.contains(faults.FILE_SIZE_MARKERS),
+        )
+        return faults.classify(ending)
+
+    def stderr_tail(self, max_bytes: int = 2000) -> str:
+        """The last bytes the bot wrote to stderr, decoded leniently."""
+        return self._capture.tail(max_bytes).decode("utf-8", errors="replace")
+
+    @property
+    def stderr_log(self) -> bytes:
+        """The kept stderr: the first stderr_kb KiB, then, if some was dropped, a marker line and the tail."""
+        return self._capture.log()
+
+    @property
+    def stderr_dropped(self) -> int:
+        """How many bytes of stderr were dropped (0: stderr_log holds all of it)."""
+        return self._capture.dropped
+
+    def kill(self) -> None:
+        """Kill the whole tree, reap it, close the fds, remove the workdir. Idempotent; never raises."""
+        with self._lock:
+            if self._closed or self._owner != os.getpid():
+                return
+            self._closed = True
+            try:
+                self._kill_tree()
+            except Exception:  # one failed step must stop neither the others nor the caller
+                log.exception("sandbox: killing bot pid %d failed", self.pid)
+            finally:
+                self._release()
+
+    def _kill_tree(self) -> None:
+        init = self._sandbox_init()
+        sweep = reaper.MarkedSweep(self._marker, exclude={self.pid})
+        sweep.track()  # before any signal: a killed process soon has no environment left to recognise it by
+        if self.returncode() is None:
+            self._killed_by_arena = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            if init is not None and init > 0:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(init, signal.SIGKILL)  # bwrap's --die-with-parent would too: be sure of it
+        uid = self._user.uid if self._user else None
+        if uid is not None:
+            reaper.kill_as_user(uid, uid)
+        deadline = time.monotonic() + KILL_TIMEOUT_S
+        while self._returncode is None and time.monotonic() < deadline:
+            self._collect()
+            if self._returncode is None:
+                select.select([self._pidfd], [], [], 0.05)
+        if self._returncode is None:
+            log.error("sandbox: bot pid %d did not die within %.0f s of SIGKILL", self.pid, KILL_TIMEOUT_S)
+        self._reap_sandbox_init(KILL_TIMEOUT_S if self._returncode is not None else 0.0)
+        swept = sweep.finish(KILL_TIMEOUT_S)
+        reaper.reap_zombie_children(sessions={self.pid})  # session members that died unseen
+        if uid is not None:
+            swept = reaper.kill_user(uid, KILL_TIMEOUT_S, exclude={self.pid}) and swept
+        if self._user is not None:
+            if swept and self._returncode is not None:
+                self._user.release()  # only a UID with no process left may go to another bot
+            else:
+                log.error("sandbox: keeping bot uid %d out of use: some of its processes may survive", uid)
+
+    def _release(self) -> None:
+        if not self._capture.finish(timeout=1.0):
+            log.warning("sandbox: the stderr of bot pid %d is still held open by some process", self.pid)
+        for fd in (self.stdin_fd, self.stdout_fd, self._info_fd):
+            if fd is not None:
+                close_fd(fd)
+        self.stdin_fd = self.stdout_fd = self._info_fd = None
+        close_fd(self._pidfd)
+        self._pidfd = -1
+        remove_base(self._base)
+        with _registry_lock:
+            _live.pop(self.pid, None)
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.kill()
+
+
+def kill_all() -> None:
+    """Kill every bot process this process started that is still alive (for signal handlers and atexit)."""
+    with _registry_lock:
+        bots = [bot for bot in _live.values() if bot._owner == os.getpid()]
+    for bot in bots:
+        bot.kill()
+    reaper.reap_zombie_children(uids=range(users.UID_BASE, users.UID_BASE + users.UID_COUNT))

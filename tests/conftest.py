@@ -1,0 +1,35 @@
+"""Fixtures for every test: a marker on the command line of each process a test starts."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def find_processes(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A word on every test bot's command line; after the test no process may carry it."""
+    word = f"arena-test-{uuid.uuid4().hex[:12]}"
+    yield word
+    deadline = time.monotonic() + 5
+    while (left := find_processes(word)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, f"processes survived the test: {left}"

@@ -1,0 +1,100 @@
+"""Bots as real subprocesses: a template for misbehaving bots, and a check that none survives."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.players.host import BotCommand, BotHost, Timing
+from arena.sandbox import Limits, SandboxLevel, resolve_level
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVEL, _ = resolve_level(SandboxLevel.STRICT)
+
+TEMPLATE = """
+import json, os, sys, time
+import zmq
+
+SOCKET = zmq.{socket}
+context = zmq.Context()
+sock = context.socket(SOCKET)
+sock.linger = 0
+sock.connect(os.environ["ARENA_ENDPOINT"])
+
+def send_raw(payload):
+    if SOCKET == zmq.DEALER:
+        sock.send_multipart([b"", payload])
+    else:
+        sock.send(payload)
+
+def send(obj):
+    send_raw(json.dumps(obj).encode())
+
+def recv():
+    frames = sock.recv_multipart()
+    return json.loads(frames[-1])
+
+{before_hello}
+send({{"type": "hello", "protocol": 1, "name": "test-bot", "token": os.environ["ARENA_TOKEN"]}})
+acts = 0
+while True:
+    message = recv()
+    if message["type"] == "act":
+        acts += 1
+{on_act}
+        send({{"type": "action", "index": 0}})
+    else:
+        send({{"type": "ok"}})
+        if message["type"] == "shutdown":
+            break
+"""
+
+
+@pytest.fixture
+def make_bot(tmp_path: Path, marker: str):
+    """make_bot(on_act=..., before_hello=..., socket="REQ") -> BotCommand of a raw pyzmq bot."""
+
+    def make(name: str = "bot", *, on_act: str = "", before_hello: str = "", socket: str = "REQ") -> BotCommand:
+        directory = tmp_path / name
+        directory.mkdir(exist_ok=True)
+        code = TEMPLATE.format(
+            socket=socket,
+            before_hello=textwrap.dedent(before_hello),
+            on_act=textwrap.indent(textwrap.dedent(on_act), " " * 8),
+        )
+        (directory / "bot.py").write_text(code)
+        os.chmod(directory, 0o755)
+        os.chmod(directory / "bot.py", 0o644)
+        return BotCommand(name, (sys.executable, str(directory / "bot.py"), marker), "zmq", directory)
+
+    return make
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[BotHost]]:
+    """Hosts made in a test, killed after it whatever happens."""
+    made: list[BotHost] = []
+    yield made
+    for host in made:
+        host.kill()
+
+
+@pytest.fixture
+def host_for(hosts: list[BotHost]):
+    def make(bot: BotCommand, move_ms: int = 2000, startup_ms: int = 5000, limits: Limits = Limits()) -> BotHost:
+        host = BotHost(bot, Timing(move_ms=move_ms, startup_ms=startup_ms), LEVEL, limits)
+        hosts.append(host)
+        return host
+
+    return make
+
+
+def example_bot(directory: Path, marker: str, protocol: str = "zmq") -> BotCommand:
+    """The example SDK bot, started from its own directory."""
+    script = ROOT / "examples" / "random_bot.py"
+    return BotCommand(f"example-{protocol}", (sys.executable, str(script), marker), protocol, script.parent)

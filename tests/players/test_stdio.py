@@ -1,0 +1,84 @@
+"""Bots over their standard streams: the same messages as JSON lines, the same faults."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.engine import FaultReason
+from arena.players import RandomPlayer
+from arena.players.host import BotCommand
+from tests.players.test_remote import only_fault, play
+
+TEMPLATE = """
+import json, os, sys, time
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+{before_hello}
+send({{"type": "hello", "protocol": 1, "name": "stdio-bot"{token}}})
+acts = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "act":
+        acts += 1
+{on_act}
+        send({{"type": "action", "index": 0}})
+    else:
+        send({{"type": "ok"}})
+        if message["type"] == "shutdown":
+            break
+"""
+
+
+def stdio_bot(
+    tmp_path: Path, marker: str, *, on_act: str = "", before_hello: str = "", token: bool = True
+) -> BotCommand:
+    code = TEMPLATE.format(
+        before_hello=textwrap.dedent(before_hello),
+        on_act=textwrap.indent(textwrap.dedent(on_act), " " * 8),
+        token=', "token": os.environ["ARENA_TOKEN"]' if token else "",
+    )
+    directory = tmp_path / "stdio-bot"
+    directory.mkdir(mode=0o755)
+    (directory / "bot.py").write_text(code)
+    return BotCommand("stdio", (sys.executable, str(directory / "bot.py"), marker), "stdio", directory)
+
+
+@pytest.mark.parametrize("token", [True, False], ids=["with-token", "token-omitted"])
+def test_a_stdio_bot_plays_and_may_omit_its_token(tmp_path: Path, marker: str, host_for, token: bool) -> None:
+    host = host_for(stdio_bot(tmp_path, marker, token=token))
+    outcome = play([host, RandomPlayer(1), RandomPlayer(2)])
+    assert outcome.faults == ()
+    assert host.shutdown() is None
+
+
+@pytest.mark.parametrize(
+    ("before_hello", "on_act", "reason", "detail"),
+    [
+        ("os.environ['ARENA_TOKEN'] = 'nope'", "", FaultReason.HANDSHAKE, "wrong token"),
+        (
+            "",
+            "sys.stdout.write('x' * 70000 + '\\n'); sys.stdout.flush(); continue",
+            FaultReason.MALFORMED,
+            "a line over 64 KiB",
+        ),
+        ("", "print('debug output on stdout'); sys.stdout.flush(); continue", FaultReason.MALFORMED, "not JSON"),
+        ("", "if acts == 2: sys.exit(4)", FaultReason.CRASH, "exited with status 4"),
+        ("", "time.sleep(60)", FaultReason.TIMEOUT, "no reply to act within 700 ms"),
+    ],
+    ids=["wrong-token", "line-over-64k", "stray-print", "crash", "hang"],
+)
+def test_stdio_faults(tmp_path: Path, marker: str, host_for, before_hello: str, on_act: str, reason, detail) -> None:
+    host = host_for(stdio_bot(tmp_path, marker, on_act=on_act, before_hello=before_hello), move_ms=700)
+    fault = only_fault(play([host, RandomPlayer(1)]))
+    assert fault.reason is reason
+    assert detail in fault.detail
+
+
+def test_a_stdio_bot_that_never_reads_does_not_block_the_arena(tmp_path: Path, marker: str, host_for) -> None:
+    host = host_for(stdio_bot(tmp_path, marker, before_hello="time.sleep(60)"), startup_ms=800)
+    fault = only_fault(play([host, RandomPlayer(1)]))
+    assert fault.reason is FaultReason.HANDSHAKE

@@ -1,0 +1,169 @@
+"""The pure parts: telling a limit from a crash, the bounded stderr log, the UID pool, the bwrap command line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import Limits, SandboxError, SandboxLevel, bwrap, users
+from arena.sandbox.capture import TAIL_BYTES, StderrCapture
+from arena.sandbox.faults import Ending, classify, returncode_from_status
+from tests.sandbox.conftest import ROOT
+
+
+def ending(code: int, level: SandboxLevel = SandboxLevel.BASIC, **changes: object) -> Ending:
+    values: dict[str, object] = {
+        "returncode": code,
+        "level": level,
+        "limits": Limits(cpu_s=3, memory_mb=100, file_size_mb=2),
+        "cpu_seconds": 0.5,
+        "killed_by_arena": False,
+        "memory_marker": False,
+        "file_size_marker": False,
+    }
+    values.update(changes)
+    return Ending(**values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("end", "expected"),
+    [
+        (ending(1), ("crash", "exited with status 1")),
+        (ending(0), ("crash", "exited with status 0")),
+        (ending(-signal.SIGSEGV), ("crash", "killed by SIGSEGV")),
+        (ending(-signal.SIGXCPU), ("limit", "stopped by the CPU time limit (3 s)")),
+        (ending(-signal.SIGKILL, cpu_seconds=3.2), ("limit", "stopped by the CPU time limit (3 s)")),
+        (ending(-signal.SIGKILL), ("crash", "killed by SIGKILL")),
+        (ending(-signal.SIGKILL, cpu_seconds=9.0, killed_by_arena=True), ("crash", "killed by the arena")),
+        (ending(-signal.SIGXFSZ), ("limit", "stopped by the file size limit (2 MB)")),
+        (ending(1, memory_marker=True), ("limit", "out of memory (limit 100 MB)")),
+        (ending(-signal.SIGABRT, memory_marker=True), ("limit", "out of memory (limit 100 MB)")),
+        (ending(0, memory_marker=True), ("crash", "exited with status 0")),
+        (ending(1, file_size_marker=True), ("limit", "stopped by the file size limit (2 MB)")),
+        (ending(-signal.SIGXCPU, SandboxLevel.NONE), ("crash", "killed by SIGXCPU")),  # none sets no limits
+        (ending(1, SandboxLevel.NONE, memory_marker=True), ("crash", "exited with status 1")),
+    ],
+)
+def test_an_ending_is_classified_as_a_limit_or_a_crash(end: Ending, expected: tuple[str, str]) -> None:
+    assert classify(end) == expected
+
+
+def test_bwrap_reports_a_signal_as_128_plus_n_and_that_reads_as_the_signal() -> None:
+    exited_152 = 152 << 8  # a wait status: exit(152)
+    assert returncode_from_status(exited_152, SandboxLevel.STRICT) == -signal.SIGXCPU
+    assert returncode_from_status(exited_152, SandboxLevel.BASIC) == 152
+    assert returncode_from_status(signal.SIGKILL, SandboxLevel.STRICT) == -signal.SIGKILL
+    assert returncode_from_status(1 << 8, SandboxLevel.STRICT) == 1
+
+
+def _capture(head: int) -> tuple[StderrCapture, int]:
+    read, write = os.pipe()
+    return StderrCapture(read, head, "test"), write
+
+
+def test_the_stderr_log_keeps_everything_when_small() -> None:
+    capture, write = _capture(1024)
+    os.write(write, b"hello\n")
+    os.write(write, b"world\n")
+    os.close(write)
+    assert capture.finish(5.0)
+    assert capture.log() == b"hello\nworld\n"
+    assert capture.dropped == 0
+    assert capture.tail(6) == b"world\n"
+    assert capture.contains((b"o\nw",))
+
+
+def test_the_stderr_log_keeps_a_head_and_a_tail_and_counts_the_rest() -> None:
+    capture, write = _capture(1000)
+    total = 0
+    for index in range(50):
+        chunk = bytes([65 + index % 26]) * 4000
+        os.write(write, chunk)
+        total += len(chunk)
+    os.write(write, b"THE END")
+    os.close(write)
+    assert capture.finish(5.0)
+    log = capture.log()
+    assert log.startswith(b"A" * 1000)
+    assert log.endswith(b"THE END")
+    assert capture.dropped == total + len(b"THE END") - 1000 - TAIL_BYTES
+    assert f"[arena: {capture.dropped} bytes of stderr dropped here]".encode() in log
+    assert capture.tail(7) == b"THE END"
+
+
+def test_a_capture_that_never_sees_eof_stops_when_asked() -> None:
+    capture, write = _capture(100)
+    try:
+        assert not capture.finish(0.1)  # the writer is still open
+    finally:
+        os.close(write)
+
+
+def test_the_bwrap_command_line_shows_nothing_but_what_it_is_given(tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    args = bwrap.argv(
+        binds=[bwrap.Bind("/src", Path("/a/b"), False), bwrap.Bind("/w", Path("/a"), True)],
+        workdir=workdir,
+        env={"ARENA_TOKEN": "x"},
+        command=["/bin/bot", "--flag"],
+        tmp_bytes=1024,
+        info_fd=9,
+    )
+    for flag in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"):
+        assert flag in args
+    assert args[args.index("--proc") + 1] == "/proc"
+    assert args[args.index("--dev") + 1] == "/dev"
+    assert args[args.index("--tmpfs") + 1] == "/tmp"
+    assert args.index("--bind") < args.index("--ro-bind", args.index("--bind")), "parents are bound first"
+    assert args[-3:] == ["--", "/bin/bot", "--flag"]
+    assert args[args.index("--chdir") + 1] == str(workdir)
+    assert "/home" not in args
+
+
+def test_the_python_dirs_are_the_prefixes_and_the_package_never_its_parent() -> None:
+    dirs = bwrap.python_dirs()
+    assert Path(sys.base_prefix).resolve() in dirs
+    assert Path(sys.prefix).resolve() in dirs
+    checkout = Path(bwrap.arena.__file__).resolve().parent.parent
+    assert checkout not in dirs
+
+
+@pytest.mark.skipif(not ROOT, reason="bot UIDs are handed out only when the arena runs as root")
+def test_the_uid_pool_hands_out_each_uid_once_across_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    locks = tmp_path / "locks"
+    monkeypatch.setattr(users, "LOCK_DIRS", (locks,))
+    pool = users.UserPool(base=3_900_000_000, count=3)
+    first, second = pool.allocate(), pool.allocate()
+    assert first.uid != second.uid
+    # Another arena process gets the one UID left, and then none.
+    other = f"""
+import sys
+sys.path[:0] = {sys.path!r}
+from pathlib import Path
+from arena.sandbox import users
+users.LOCK_DIRS = (Path({str(locks)!r}),)
+pool = users.UserPool(base=3_900_000_000, count=3)
+held = pool.allocate()
+print(held.uid)
+try:
+    pool.allocate()
+except Exception as error:
+    print(type(error).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", other], capture_output=True, text=True, timeout=30, check=True)
+    uid, error = out.stdout.split()
+    assert int(uid) not in (first.uid, second.uid)
+    assert error == "SandboxError"
+    third = pool.allocate()  # the other process has exited: the kernel dropped its lock
+    assert third.uid == int(uid)
+    with pytest.raises(SandboxError, match="in use"):
+        pool.allocate()
+    first.release()
+    assert pool.allocate().uid == first.uid
+    for held in (first, second, third):
+        held.release()

@@ -1,0 +1,118 @@
+"""`arena check-bot` as a student runs it, on good and bad bots, in real subprocesses."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import find_processes
+from tests.players.conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "random_bot.py"
+C_BOT = ROOT / "examples" / "c-bot"
+
+
+def check_bot(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "arena", "check-bot", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+@pytest.mark.parametrize("protocol", ["zmq", "stdio"])
+def test_a_good_bot_passes(protocol: str, marker: str) -> None:
+    done = check_bot("--protocol", protocol, "--matches", "2", "--", sys.executable, EXAMPLE, marker)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"checking random_bot: {sys.executable} {EXAMPLE}" in done.stdout
+    for players in range(2, 7):
+        assert f"  {players} players: 2 matches," in done.stdout
+    assert "process started once" in done.stdout
+    assert "slowest reply:" in done.stdout and "(limit 1000 ms)" in done.stdout
+    assert done.stdout.rstrip().endswith("PASS: no faults")
+
+
+def _bad_bot(tmp_path: Path, body: str) -> Path:
+    directory = tmp_path / "bad"
+    directory.mkdir(mode=0o755)
+    script = directory / "bot.py"
+    script.write_text("import random, sys, time\nfrom arena.sdk import run\n" + body)
+    return script
+
+
+@pytest.mark.parametrize(
+    ("body", "reported"),
+    [
+        ("raise SystemExit('cannot start: missing model file')", "crash: exited with status 1 before its hello"),
+        (
+            "def act(m):\n    print('about to fail', file=sys.stderr)\n    raise RuntimeError('bug in act')\nrun(act)",
+            "crash: exited with status 1",
+        ),
+        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card \'joker\''),
+        ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms"),
+    ],
+    ids=["start-up", "exception", "illegal", "slow"],
+)
+def test_a_bad_bot_fails_and_its_fault_is_named(tmp_path: Path, marker: str, body: str, reported: str) -> None:
+    script = _bad_bot(tmp_path, body)
+    done = check_bot("--matches", "1", "--move-ms", "300", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAULT in check-2p-1: {reported}" in done.stdout
+    assert "FAIL: 5 faults" in done.stdout
+    if "exception" in body:
+        assert "  | about to fail" in done.stdout
+        assert "  | RuntimeError: bug in act" in done.stdout
+
+
+def test_check_bot_needs_a_command() -> None:
+    done = check_bot()
+    assert done.returncode == 2
+    assert "give the bot's command after --" in done.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_arena_leaves_no_bot_behind(tmp_path: Path, marker: str, stop: signal.Signals) -> None:
+    script = _bad_bot(
+        tmp_path,
+        "import os\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nrun(lambda m: time.sleep(0.05) or 0)",
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "arena",
+        "check-bot",
+        "--dir",
+        str(script.parent),
+        "--",
+        sys.executable,
+        str(script),
+        marker,
+    ]
+    arena = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(find_processes(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(find_processes(marker)) >= 2, "the bot and its child did not start"
+        arena.send_signal(stop)
+        out, err = arena.communicate(timeout=30)
+    finally:
+        arena.kill()
+    assert arena.returncode == 130, out + err
+    assert "arena: interrupted" in err
+
+
+@pytest.mark.skipif(
+    not (shutil.which("cc") and Path("/usr/include/zmq.h").exists()), reason="needs a C compiler and libzmq headers"
+)
+def test_the_c_bot_builds_and_passes(tmp_path: Path) -> None:
+    build = tmp_path / "c-bot"
+    shutil.copytree(C_BOT, build)
+    build.chmod(0o755)
+    subprocess.run(["make", "-s"], cwd=build, check=True, timeout=120)
+    done = check_bot("--matches", "1", "--dir", build, "--", build / "bot")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS: no faults" in done.stdout
