@@ -77,7 +77,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _bot_name(command: Sequence[str]) -> str:
     """The bot's script when the command names one (python3 alice/bot.py -> bot), else its program."""
-    scripts = [Path(part) for part in command[1:] if Path(part).is_file()]
+    scripts = [Path(part) for part in command[1:] if Path(part).suffix and Path(part).is_file()]
     return (scripts[0] if scripts else Path(command[0])).stem
 
 
@@ -93,7 +93,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     if warning:
         print(warning, file=sys.stderr)
     name = args.name or _bot_name(command)
-    bot = BotCommand(name, tuple(command), args.protocol, args.dir.resolve())
+    bot = BotCommand.in_directory(name, tuple(command), args.protocol, args.dir)
     timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
     limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s)
     ruleset = get_ruleset(args.ruleset)
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
     check.add_argument("--move-ms", type=int, default=1000, help="time allowed per reply (default: 1000)")
     check.add_argument("--startup-ms", type=int, default=10000, help="time allowed to say hello (default: 10000)")
-    check.add_argument("--memory-mb", type=int, default=512, help="memory limit per process (default: 512)")
+    check.add_argument("--memory-mb", type=int, default=1024, help="memory limit per process (default: 1024)")
     check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
     check.add_argument("--dir", type=Path, default=Path.cwd(), help="the bot's directory (default: here)")
     check.add_argument("--name", help="the bot's name (default: from its command)")

@@ -21,6 +21,7 @@ from arena.engine import (
     RoundStartEvent,
     View,
 )
+from arena.engine.memo import IdentityMemo
 
 PROTOCOL_VERSION = 1
 
@@ -55,17 +56,10 @@ def action_json(action: Action) -> JSON:
     return answer
 
 
-_LEGAL_JSON: dict[int, tuple[tuple[Action, ...], list[JSON]]] = {}
-
-
-def legal_json(legal: tuple[Action, ...]) -> list[JSON]:
-    """The legal list as JSON, memoised by identity: the engine reuses each legal tuple it builds."""
-    known = _LEGAL_JSON.get(id(legal))
-    if known is None or known[0] is not legal:
-        if len(_LEGAL_JSON) > 100_000:
-            _LEGAL_JSON.clear()
-        known = _LEGAL_JSON[id(legal)] = (legal, [action_json(action) for action in legal])
-    return known[1]
+legal_json: IdentityMemo[tuple[Action, ...], list[JSON]] = IdentityMemo(
+    lambda legal: [action_json(action) for action in legal], size=100_000
+)
+"""The legal list as JSON, once per legal tuple: the engine reuses each one it builds."""
 
 
 def parse_action(obj: object) -> Action:
@@ -94,6 +88,11 @@ def _card(value: object, field: str) -> Card:
         return Card.from_label(value)
     except ValueError:
         raise MalformedAction(f'"{field}": unknown card {value!r}') from None
+
+
+def events_json(events: Sequence[Event]) -> list[JSON]:
+    """Events as JSON; an event object shared by several seats is encoded once."""
+    return [_event_json_memo(event) for event in events]
 
 
 def event_json(event: Event) -> JSON:
@@ -183,7 +182,7 @@ def act_message(match_id: str, view: View, deadline_ms: int, events: Sequence[Ev
         "removed_face_up": cards_json(view.removed_face_up),
         "deadline_ms": deadline_ms,
         "legal": legal_json(view.legal),
-        "events": [event_json(event) for event in events],
+        "events": events_json(events),
     }
 
 
@@ -197,7 +196,7 @@ def match_start_message(
         "seat": seat,
         "players": list(players),
         "target": target,
-        "events": [event_json(event) for event in events],
+        "events": events_json(events),
     }
 
 
@@ -208,5 +207,8 @@ def match_end_message(match_id: str, result: MatchResult, events: Sequence[Event
         "winners": list(result.winners),
         "tokens": list(result.tokens),
         "ranking": [list(place) for place in result.ranking],
-        "events": [event_json(event) for event in events],
+        "events": events_json(events),
     }
+
+
+_event_json_memo: IdentityMemo[Event, JSON] = IdentityMemo(event_json)

@@ -116,3 +116,13 @@ def test_the_c_bot_builds_and_passes(tmp_path: Path) -> None:
     done = check_bot("--matches", "1", "--dir", build, "--", build / "bot")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS: no faults" in done.stdout
+
+
+def test_a_relative_script_path_works_from_the_bots_directory(tmp_path: Path, marker: str) -> None:
+    directory = tmp_path / "student"
+    directory.mkdir(mode=0o755)
+    shutil.copy(EXAMPLE, directory / "mybot.py")
+    command = [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", sys.executable, "mybot.py", marker]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=directory)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "checking mybot:" in done.stdout

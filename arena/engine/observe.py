@@ -11,6 +11,7 @@ from typing import Any
 
 from arena.engine.cards import Card
 from arena.engine.match import Match
+from arena.engine.memo import IdentityMemo
 from arena.engine.records import (
     ChancellorResolved,
     Discarded,
@@ -82,7 +83,16 @@ def _played(record: Played, seat: int) -> PlayEvent:
     compared = record.compared
     cards = dict(compared) if compared and (compared[0][0] == seat or compared[1][0] == seat) else None
     received = next((card for trader, card in record.received if trader == seat), None)
+    if seen is None and cards is None and received is None:
+        return _public_play(record)
     return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
+
+
+# Every seat without a private field gets the same event object: built once, and encoded once downstream.
+_public_play = IdentityMemo(lambda r: PlayEvent(r.seat, r.card, r.target, r.guess, r.hit))
+_discard = IdentityMemo(lambda r: DiscardEvent(r.seat, r.card, r.drew_set_aside))
+_out = IdentityMemo(lambda r: OutEvent(r.seat, r.cards[0], r.cards, r.cause))
+_chancellor = IdentityMemo(lambda r: ChancellorEvent(r.seat, len(r.drawn), len(r.bottom)))
 
 
 def _round_started(record: RoundStarted, seat: int) -> RoundStartEvent:
@@ -96,9 +106,9 @@ def _public(record: Faulted | RoundEnded, seat: int) -> Faulted | RoundEnded:
 
 _PROJECTIONS: dict[type, Callable[[Any, int], Event]] = {
     Played: _played,
-    Discarded: lambda record, seat: DiscardEvent(record.seat, record.card, record.drew_set_aside),
-    WentOut: lambda record, seat: OutEvent(record.seat, record.cards[0], record.cards, record.cause),
-    ChancellorResolved: lambda record, seat: ChancellorEvent(record.seat, len(record.drawn), len(record.bottom)),
+    Discarded: lambda record, seat: _discard(record),
+    WentOut: lambda record, seat: _out(record),
+    ChancellorResolved: lambda record, seat: _chancellor(record),
     RoundStarted: _round_started,
     Faulted: _public,
     RoundEnded: _public,

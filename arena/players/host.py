@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_S = 0.1
 """After the process exits, how long the channel may still deliver a reply it sent just before."""
 SHUTDOWN_GRACE_S = 2.0
+CPU_CHECK_INTERVAL_S = 2.0
+"""How often, at most, a kept process's CPU time is looked at between matches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,17 @@ class BotCommand:
             raise ValueError(f"bot {self.name}: protocol must be zmq or stdio, not {self.protocol!r}")
         if not self.command:
             raise ValueError(f"bot {self.name}: the command is empty")
+
+    @classmethod
+    def in_directory(cls, name: str, command: tuple[str, ...], protocol: str, directory: Path) -> BotCommand:
+        """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
+        since a sandboxed bot starts in a private working directory."""
+        directory = directory.resolve()
+        resolved = tuple(
+            str(directory / part) if not Path(part).is_absolute() and (directory / part).exists() else part
+            for part in command
+        )
+        return cls(name, resolved, protocol, directory)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +126,7 @@ class BotHost:
         self._channel: ZmqChannel | StdioChannel | None = None
         self._directory: Path | None = None
         self._poller: zmq.Poller | None = None
+        self._cpu_checked_at = 0.0
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a cheap look between decisions."""
         """The channel and the process's pidfd, polled together; one per process."""
@@ -122,9 +136,20 @@ class BotHost:
         return self._process is not None and self._process.returncode() is None
 
     def ensure_running(self) -> None:
-        """Start the bot and greet it, unless its process is alive and greeted already."""
+        """Start the bot and greet it, unless its process is alive and greeted already.
+
+        The CPU limit counts per process, over every match it plays: a process that has used half of it
+        is shut down and replaced between matches, so a long tournament never trips the limit.
+        """
         if self._process is not None and self._process.returncode() is None:
-            return
+            now = time.monotonic()
+            if self.sandbox is SandboxLevel.NONE or now < self._cpu_checked_at + CPU_CHECK_INTERVAL_S:
+                return
+            self._cpu_checked_at = now  # reading the process table is slow: not before every match
+            if self._process.cpu_used() < self.limits.cpu_s / 2:
+                return
+            log.info("bot %s: a fresh process after %.0f s of CPU time", self.bot.name, self._process.cpu_used())
+            self.shutdown()
         self.kill()
         self.stats.starts += 1
         token = secrets.token_hex(16)

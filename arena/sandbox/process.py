@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import faults, reaper, users
+from arena.sandbox import faults, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
@@ -190,6 +190,11 @@ class BotProcess:
         """User + system CPU time of the process and its reaped descendants (0 until it is reaped)."""
         usage = self._usage
         return self._init_cpu + (0.0 if usage is None else usage.ru_utime + usage.ru_stime)
+
+    def cpu_used(self) -> float:
+        """CPU seconds used so far by the live process tree (the CPU limit counts per process, so this is an upper
+        bound of what any one of them has used)."""
+        return procfs.tree_cpu_seconds(self.pid)
 
     def exit_fault(self) -> tuple[str, str]:
         """After exit: ("limit", detail) if a resource limit stopped it, else ("crash", detail)."""

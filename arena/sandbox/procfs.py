@@ -22,6 +22,7 @@ class ProcStat:
     pgid: int
     sid: int
     start: int  # start time in clock ticks since boot: tells a process from a later one with the same pid
+    cpu_ticks: int = 0  # user + system time so far, in clock ticks
 
     @property
     def zombie(self) -> bool:
@@ -49,7 +50,15 @@ def stat(pid: int) -> ProcStat | None:
     # The command name is in parentheses and may itself hold spaces or parentheses: split after the last one.
     fields = raw[raw.rfind(b")") + 2 :].split()
     try:
-        return ProcStat(pid, fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
+        return ProcStat(
+            pid,
+            fields[0].decode(),
+            int(fields[1]),
+            int(fields[2]),
+            int(fields[3]),
+            int(fields[19]),
+            int(fields[11]) + int(fields[12]),
+        )
     except (IndexError, ValueError):
         return None
 
@@ -100,3 +109,17 @@ def tasks_of_user(uid: int) -> int:
         if ids is not None and ids[0] == uid:
             total += threads(pid)
     return total
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time used so far by root and its live descendants."""
+    table = [entry for pid in pids() if (entry := stat(pid)) is not None]
+    children: dict[int, list[ProcStat]] = {}
+    for entry in table:
+        children.setdefault(entry.ppid, []).append(entry)
+    ticks, todo = 0, [entry for entry in table if entry.pid == root]
+    while todo:
+        entry = todo.pop()
+        ticks += entry.cpu_ticks
+        todo.extend(children.get(entry.pid, ()))
+    return ticks / os.sysconf("SC_CLK_TCK")

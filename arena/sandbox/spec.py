@@ -20,7 +20,7 @@ class SandboxLevel(Enum):
 class Limits:
     """Resource limits per bot; the defaults suit student bots."""
 
-    memory_mb: int = 512  # RLIMIT_AS, per process
+    memory_mb: int = 1024  # RLIMIT_AS, per process: enough address space for a JVM or Node.js with small heaps
     cpu_s: int = 120  # RLIMIT_CPU soft limit (SIGXCPU); the hard limit (SIGKILL) is one second later
     processes: int = 64  # RLIMIT_NPROC; threads count too, and pyzmq starts a few
     open_files: int = 256  # RLIMIT_NOFILE

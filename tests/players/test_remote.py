@@ -265,3 +265,12 @@ other.send(json.dumps({{"type": "action", "index": 0}}).encode())
     )
     outcome = play([victim, host_for(intruder), RandomPlayer(1)])
     assert outcome.faults == ()
+
+
+def test_a_process_is_replaced_between_matches_before_it_uses_its_cpu_limit(make_bot, host_for) -> None:
+    on_act = "if acts == 1:\n    end = time.process_time() + 1.1\n    while time.process_time() < end: pass"
+    busy = host_for(make_bot("busy", on_act=on_act), limits=Limits(cpu_s=2))
+    first = play([busy, RandomPlayer(1)], match_id="m1")
+    second = play([busy, RandomPlayer(1)], match_id="m2")
+    assert first.faults == () and second.faults == ()
+    assert busy.stats.starts == 2
