@@ -48,8 +48,12 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
 def _tokens(count: int) -> str:
-    return f"{count} token" if count == 1 else f"{count} tokens"
+    return _plural(count, "token", "tokens")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -99,11 +103,11 @@ def _check_bot(args: argparse.Namespace) -> int:
     ruleset = get_ruleset(args.ruleset)
     print(
         f"checking {name}: {' '.join(command)} (protocol {args.protocol}, sandbox {level.value},"
-        f" ruleset {ruleset.name}, {args.matches} matches per table size)"
+        f" ruleset {ruleset.name}, {_plural(args.matches, 'match', 'matches')} per table size)"
     )
     report = check_bot(bot, ruleset, matches=args.matches, timing=timing, sandbox=level, limits=limits, seed=args.seed)
     for players, played in report.played.items():
-        print(f"  {players} players: {played} matches, {report.won[players]} won")
+        print(f"  {players} players: {_plural(played, 'match', 'matches')}, {report.won[players]} won")
     for checked in report.faults:
         fault = checked.fault
         print(f"FAULT in {checked.match_id}: {fault.reason.value}: {fault.detail}")

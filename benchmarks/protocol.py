@@ -4,7 +4,8 @@
    over ZeroMQ: engine -> act message -> bot -> reply -> engine. In the same run, interleaved,
    `pingpong_arena.py --pattern dealer --transport ipc --children 4` with the same codec (orjson)
    and the same CPU placement.
-2. Start-up: from launch to the bot's ok to `welcome`, for each sandbox level.
+2. Start-up: from launch to the bot's ok to `welcome`, for each sandbox level, for the Python
+   example bot and (when a C toolchain and libzmq's headers are here) the example C bot.
 3. Matches per second with bot processes kept across matches, and restarted for every match.
 
 usage: python benchmarks/protocol.py [--repeats N] [--moves N] [--pin same|none] [--json]
@@ -15,9 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,9 +36,22 @@ PINGPONG = ROOT.parent / "shared" / "bench" / "pingpong_arena.py"
 BOT = ROOT / "examples" / "random_bot.py"
 
 
-def make_hosts(level: SandboxLevel, cpu: int | None, count: int = 4) -> list[BotHost]:
-    bot = BotCommand("random-example", (sys.executable, str(BOT)), "zmq", BOT.parent)
+PYTHON_BOT = BotCommand("random-example", (sys.executable, str(BOT)), "zmq", BOT.parent)
+
+
+def make_hosts(level: SandboxLevel, cpu: int | None, count: int = 4, bot: BotCommand = PYTHON_BOT) -> list[BotHost]:
     return [BotHost(bot, Timing(move_ms=5000), level, cpu=cpu) for _ in range(count)]
+
+
+def build_c_bot() -> BotCommand | None:
+    """The example C bot, built in a directory every user may read; None without a C toolchain."""
+    if not (shutil.which("make") and shutil.which("cc") and Path("/usr/include/zmq.h").exists()):
+        return None
+    directory = Path(tempfile.mkdtemp(prefix="arena-bench-c-bot-"))
+    directory.chmod(0o755)
+    shutil.copytree(ROOT / "examples" / "c-bot", directory, dirs_exist_ok=True)
+    subprocess.run(["make", "-s"], cwd=directory, check=True, timeout=120)
+    return BotCommand("c-bot", (str(directory / "bot"),), "zmq", directory)
 
 
 def play(hosts: list[BotHost], seed: int) -> int:
@@ -66,11 +82,11 @@ def pingpong(pin: str, rounds: int) -> float:
     return json.loads(done.stdout.strip().splitlines()[-1])["rt_per_s"]
 
 
-def startup_ms(level: SandboxLevel, times: int) -> float | str:
+def startup_ms(level: SandboxLevel, times: int, bot: BotCommand = PYTHON_BOT) -> float | str:
     """Median milliseconds from launch to the bot's ok to welcome, or why it could not start."""
     samples = []
     for _ in range(times):
-        [host] = make_hosts(level, None, 1)
+        [host] = make_hosts(level, None, 1, bot)
         start = time.perf_counter()
         try:
             host.ensure_running()
@@ -124,7 +140,12 @@ def main() -> None:
         for host in hosts:
             host.kill()
     ratios = [o / b for o, b in zip(ours, bare, strict=True)]
-    startup = {lvl.value: startup_ms(lvl, 7) for lvl in (level, SandboxLevel.BASIC, SandboxLevel.NONE)}
+    levels = (level, SandboxLevel.BASIC, SandboxLevel.NONE)
+    startup = {f"python {lvl.value}": startup_ms(lvl, 7) for lvl in levels}
+    c_bot = build_c_bot()
+    if c_bot is not None:
+        startup |= {f"C {lvl.value}": startup_ms(lvl, 7, c_bot) for lvl in levels}
+        shutil.rmtree(c_bot.directory, ignore_errors=True)
     kept = matches_per_second(level, cpu, args.matches, restart=False)
     restarted = matches_per_second(level, cpu, args.matches, restart=True)
     report = {
