@@ -126,10 +126,10 @@ class BotHost:
         self._channel: ZmqChannel | StdioChannel | None = None
         self._directory: Path | None = None
         self._poller: zmq.Poller | None = None
-        self._cpu_checked_at = 0.0
+        """The channel and the process's pidfd, polled together; one per process."""
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a cheap look between decisions."""
-        """The channel and the process's pidfd, polled together; one per process."""
+        self._cpu_checked_at = 0.0
 
     @property
     def running(self) -> bool:
@@ -141,15 +141,26 @@ class BotHost:
         The CPU limit counts per process, over every match it plays: a process that has used half of it
         is shut down and replaced between matches, so a long tournament never trips the limit.
         """
-        if self._process is not None and self._process.returncode() is None:
-            now = time.monotonic()
-            if self.sandbox is SandboxLevel.NONE or now < self._cpu_checked_at + CPU_CHECK_INTERVAL_S:
+        if self.running:
+            if not self._worn_out():
                 return
-            self._cpu_checked_at = now  # reading the process table is slow: not before every match
-            if self._process.cpu_used() < self.limits.cpu_s / 2:
-                return
-            log.info("bot %s: a fresh process after %.0f s of CPU time", self.bot.name, self._process.cpu_used())
             self.shutdown()
+        self._start()
+
+    def _worn_out(self) -> bool:
+        """Has the process used half its CPU limit? Looked at every few seconds: reading /proc is slow."""
+        now = time.monotonic()
+        if self.sandbox is SandboxLevel.NONE or now < self._cpu_checked_at + CPU_CHECK_INTERVAL_S:
+            return False
+        self._cpu_checked_at = now
+        assert self._process is not None
+        used = self._process.cpu_used()
+        if used < self.limits.cpu_s / 2:
+            return False
+        log.info("bot %s: a fresh process after %.0f s of CPU time", self.bot.name, used)
+        return True
+
+    def _start(self) -> None:
         self.kill()
         self.stats.starts += 1
         token = secrets.token_hex(16)
