@@ -189,7 +189,17 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _ensure_standard_streams() -> None:
+    """Started with fd 0, 1 or 2 closed, the arena would hand that number to a socket or a pipe."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # takes the lowest free number: this one
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _ensure_standard_streams()
     args = build_parser().parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # stop as for Ctrl-C: clean up, leave no bot behind
     try:

@@ -20,7 +20,7 @@ C_BOT = ROOT / "examples" / "c-bot"
 
 def check_bot(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "arena", "check-bot", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
 @pytest.mark.parametrize("protocol", ["zmq", "stdio"])
@@ -91,12 +91,19 @@ def test_an_interrupted_arena_leaves_no_bot_behind(tmp_path: Path, marker: str, 
         str(script),
         marker,
     ]
-    arena = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    arena = subprocess.Popen(
+        command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
-        deadline = time.monotonic() + 30
-        while len(find_processes(marker)) < 2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while arena.poll() is None and time.monotonic() < deadline:
+            if [pid for pid in find_processes(marker) if pid != arena.pid]:
+                break  # the bot runs
             time.sleep(0.05)
-        assert len(find_processes(marker)) >= 2, "the bot and its child did not start"
+        if arena.poll() is not None or time.monotonic() >= deadline:
+            arena.kill()
+            out, err = arena.communicate(timeout=30)
+            pytest.fail(f"the bot never ran under the arena:\n{out}\n{err}")
         arena.send_signal(stop)
         out, err = arena.communicate(timeout=30)
     finally:
@@ -123,6 +130,6 @@ def test_a_relative_script_path_works_from_the_bots_directory(tmp_path: Path, ma
     directory.mkdir(mode=0o755)
     shutil.copy(EXAMPLE, directory / "mybot.py")
     command = [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", sys.executable, "mybot.py", marker]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=directory)
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=directory)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checking mybot:" in done.stdout

@@ -10,7 +10,13 @@ SAMPLES = Path(__file__).parent / "replay" / "samples"
 
 
 def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_play_prints_the_outcome_and_writes_a_replay_that_verifies(tmp_path: Path) -> None:
