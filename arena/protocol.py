@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from arena.engine import (
@@ -36,7 +37,9 @@ LABELS = tuple(card.label for card in Card)
 """Card names indexed by card, for the hot paths."""
 
 
-def cards_json(cards: Sequence[Card]) -> list[str]:
+@lru_cache(maxsize=8192)
+def cards_json(cards: tuple[Card, ...]) -> list[str]:
+    """Card names; the same hands and discards recur, so each tuple is converted once (read-only result)."""
     return [LABELS[card] for card in cards]
 
 
@@ -90,9 +93,20 @@ def _card(value: object, field: str) -> Card:
         raise MalformedAction(f'"{field}": unknown card {value!r}') from None
 
 
+_EVENT_JSON: dict[int, tuple[Event, JSON]] = {}
+
+
 def events_json(events: Sequence[Event]) -> list[JSON]:
-    """Events as JSON; an event object shared by several seats is encoded once."""
-    return [_event_json_memo(event) for event in events]
+    """Events as JSON; an event object shared by several seats (see EventFeed) is encoded once."""
+    cache, encoded = _EVENT_JSON, []
+    for event in events:
+        known = cache.get(id(event))
+        if known is None or known[0] is not event:
+            if len(cache) >= 8192:
+                cache.clear()
+            known = cache[id(event)] = (event, event_json(event))
+        encoded.append(known[1])
+    return encoded
 
 
 def event_json(event: Event) -> JSON:
@@ -209,6 +223,3 @@ def match_end_message(match_id: str, result: MatchResult, events: Sequence[Event
         "ranking": [list(place) for place in result.ranking],
         "events": events_json(events),
     }
-
-
-_event_json_memo: IdentityMemo[Event, JSON] = IdentityMemo(event_json)

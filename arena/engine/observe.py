@@ -11,7 +11,6 @@ from typing import Any
 
 from arena.engine.cards import Card
 from arena.engine.match import Match
-from arena.engine.memo import IdentityMemo
 from arena.engine.records import (
     ChancellorResolved,
     Discarded,
@@ -83,16 +82,7 @@ def _played(record: Played, seat: int) -> PlayEvent:
     compared = record.compared
     cards = dict(compared) if compared and (compared[0][0] == seat or compared[1][0] == seat) else None
     received = next((card for trader, card in record.received if trader == seat), None)
-    if seen is None and cards is None and received is None:
-        return _public_play(record)
     return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
-
-
-# Every seat without a private field gets the same event object: built once, and encoded once downstream.
-_public_play = IdentityMemo(lambda r: PlayEvent(r.seat, r.card, r.target, r.guess, r.hit))
-_discard = IdentityMemo(lambda r: DiscardEvent(r.seat, r.card, r.drew_set_aside))
-_out = IdentityMemo(lambda r: OutEvent(r.seat, r.cards[0], r.cards, r.cause))
-_chancellor = IdentityMemo(lambda r: ChancellorEvent(r.seat, len(r.drawn), len(r.bottom)))
 
 
 def _round_started(record: RoundStarted, seat: int) -> RoundStartEvent:
@@ -106,9 +96,9 @@ def _public(record: Faulted | RoundEnded, seat: int) -> Faulted | RoundEnded:
 
 _PROJECTIONS: dict[type, Callable[[Any, int], Event]] = {
     Played: _played,
-    Discarded: lambda record, seat: _discard(record),
-    WentOut: lambda record, seat: _out(record),
-    ChancellorResolved: lambda record, seat: _chancellor(record),
+    Discarded: lambda record, seat: DiscardEvent(record.seat, record.card, record.drew_set_aside),
+    WentOut: lambda record, seat: OutEvent(record.seat, record.cards[0], record.cards, record.cause),
+    ChancellorResolved: lambda record, seat: ChancellorEvent(record.seat, len(record.drawn), len(record.bottom)),
     RoundStarted: _round_started,
     Faulted: _public,
     RoundEnded: _public,
@@ -121,13 +111,51 @@ def project(record: Record, seat: int) -> Event | None:
     return None if projection is None else projection(record, seat)
 
 
+_PER_SEAT = object()
+"""Marks a record whose event differs from seat to seat."""
+
+
+def _has_private_fields(record: Record) -> bool:
+    if isinstance(record, Played):
+        return record.seen is not None or bool(record.compared) or bool(record.received)
+    return isinstance(record, RoundStarted)
+
+
+class EventFeed:
+    """A match's events for all its observers: each record is projected once for every seat it shows
+    nothing private to, and per seat only where it does. Share one feed between a match's observers."""
+
+    def __init__(self, match: Match) -> None:
+        self._match = match
+        self._shared: list[object] = []
+
+    def events(self, seat: int, start: int, end: int) -> list[Event]:
+        log, shared = self._match.records, self._shared
+        for record in log[len(shared) : end]:
+            if type(record) not in _PROJECTIONS:
+                shared.append(None)
+            elif _has_private_fields(record):
+                shared.append(_PER_SEAT)
+            else:
+                shared.append(_PROJECTIONS[type(record)](record, -1))
+        events: list[Event] = []
+        for index in range(start, end):
+            event = shared[index]
+            if event is _PER_SEAT:
+                events.append(_PROJECTIONS[type(log[index])](log[index], seat))
+            elif event is not None:
+                events.append(event)  # type: ignore[arg-type]
+        return events
+
+
 class Observer:
     """One seat's window on a match: its view now and the events since it last looked."""
 
-    def __init__(self, match: Match, seat: int) -> None:
+    def __init__(self, match: Match, seat: int, feed: EventFeed | None = None) -> None:
         match.view(seat)  # validates the seat
         self._match = match
         self.seat = seat
+        self._feed = feed or EventFeed(match)
         self._cursor = 0
 
     def view(self) -> View:
@@ -135,8 +163,5 @@ class Observer:
 
     def take_events(self) -> list[Event]:
         """Events since the previous call, oldest first."""
-        log = self._match.records
-        start, self._cursor = self._cursor, len(log)
-        seat, projections = self.seat, _PROJECTIONS
-        new = log[start : self._cursor]
-        return [projections[type(record)](record, seat) for record in new if type(record) in projections]
+        start, self._cursor = self._cursor, len(self._match.records)
+        return self._feed.events(self.seat, start, self._cursor)

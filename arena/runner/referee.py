@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine import FaultReason, IllegalAction, Match, MatchResult, Observer, Phase
+from arena.engine import EventFeed, FaultReason, IllegalAction, Match, MatchResult, Observer, Phase
 from arena.players.base import MatchInfo, Player, PlayerFault
 from arena.protocol import action_json
 
@@ -34,18 +34,21 @@ class _Referee:
         self.match = match
         self.players = players
         self.match_id = match_id
-        self.observers = [Observer(match, seat) for seat in range(len(players))]
+        feed = EventFeed(match)
+        self.observers = [Observer(match, seat, feed) for seat in range(len(players))]
         self.faults: list[FaultReport] = []
+        self.out: set[int] = set()
+        """Disqualified seats."""
 
     def disqualify(self, seat: int, fault: PlayerFault) -> None:
         after = self.match.phase is Phase.OVER
         self.faults.append(FaultReport(seat, fault.reason, fault.detail, fault.stderr_tail, after))
         if not after:
             self.match.disqualify(seat, fault.reason, fault.detail)
+            self.out.add(seat)
 
     def playing(self) -> list[int]:
-        disqualified = self.match.disqualified
-        return [seat for seat in range(len(self.players)) if seat not in disqualified]
+        return [seat for seat in range(len(self.players)) if seat not in self.out]
 
     def run(self) -> MatchOutcome:
         match = self.match
@@ -56,7 +59,7 @@ class _Referee:
             except PlayerFault as fault:
                 self.disqualify(seat, fault)
         while match.phase is not Phase.OVER:
-            self.check_idle_players()
+            self.check_idle_players(match.decision.seat if match.decision else None)
             if match.phase is Phase.OVER:
                 break
             decision = match.decision
@@ -82,9 +85,11 @@ class _Referee:
                 self.disqualify(seat, fault)
         return MatchOutcome(result, tuple(self.faults))
 
-    def check_idle_players(self) -> None:
+    def check_idle_players(self, deciding: int | None) -> None:
         """Bots that died between their turns are disqualified before the next decision is asked."""
         for seat in self.playing():
+            if seat == deciding:
+                continue  # asked at once: its own reply or exit tells
             try:
                 self.players[seat].check()
             except PlayerFault as fault:

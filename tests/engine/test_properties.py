@@ -18,9 +18,11 @@ from arena.engine import (
     Card,
     ChancellorResolved,
     Discarded,
+    EventFeed,
     FaultReason,
     Keep,
     Match,
+    Observer,
     Phase,
     Play,
     Played,
@@ -222,3 +224,13 @@ def _all_keeps() -> frozenset[Keep]:
     return frozenset(keep for hand in itertools.product(cards, repeat=3) for keep in keep_legal(hand)) | frozenset(
         keep for hand in itertools.product(cards, repeat=2) for keep in keep_legal(hand)
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(match_plans())
+def test_a_shared_event_feed_gives_each_seat_exactly_its_own_projection(plan: tuple[str, int, int, list[int]]) -> None:
+    match = play_random(*plan)
+    feed = EventFeed(match)
+    for seat in range(plan[1]):
+        expected = [event for record in match.records if (event := project(record, seat)) is not None]
+        assert Observer(match, seat, feed).take_events() == expected
