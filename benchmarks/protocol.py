@@ -119,6 +119,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=4000, help="moves per whole-path measurement")
     parser.add_argument("--pin", choices=["same", "none"], default="same", help="same: every process on CPU 0")
     parser.add_argument("--matches", type=int, default=30, help="matches per kept/restarted measurement")
+    parser.add_argument("--bot", choices=["python", "c"], default="python", help="the bots of the whole path")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -129,7 +130,10 @@ def main() -> None:
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})  # before any ZeroMQ context, so its I/O thread follows
 
-    hosts = make_hosts(level, cpu)
+    c_bot = build_c_bot()
+    if args.bot == "c" and c_bot is None:
+        raise SystemExit("--bot c needs make, a C compiler and libzmq's headers")
+    hosts = make_hosts(level, cpu, bot=c_bot if args.bot == "c" and c_bot else PYTHON_BOT)
     ours, bare = [], []
     try:
         moves_per_second(hosts, 300, 10_000)  # warm-up
@@ -142,7 +146,6 @@ def main() -> None:
     ratios = [o / b for o, b in zip(ours, bare, strict=True)]
     levels = (level, SandboxLevel.BASIC, SandboxLevel.NONE)
     startup = {f"python {lvl.value}": startup_ms(lvl, 7) for lvl in levels}
-    c_bot = build_c_bot()
     if c_bot is not None:
         startup |= {f"C {lvl.value}": startup_ms(lvl, 7, c_bot) for lvl in levels}
         shutil.rmtree(c_bot.directory, ignore_errors=True)
@@ -150,6 +153,7 @@ def main() -> None:
     restarted = matches_per_second(level, cpu, args.matches, restart=True)
     report = {
         "sandbox": level.value,
+        "bot": args.bot,
         "pin": args.pin,
         "moves_per_s": statistics.median(ours),
         "pingpong_rt_per_s": statistics.median(bare),
@@ -160,7 +164,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(report))
         return
-    print(f"whole path, 4 bot subprocesses, sandbox {level.value}, pin {args.pin} ({args.repeats} repeats, medians)")
+    print(
+        f"whole path, 4 {args.bot} bot subprocesses, sandbox {level.value}, pin {args.pin}"
+        f" ({args.repeats} repeats, medians)"
+    )
     print(f"  moves/s: {report['moves_per_s']:,.0f}")
     print(f"  bare ping-pong, 4 children, orjson: {report['pingpong_rt_per_s']:,.0f} round trips/s")
     r = report["ratio"]
