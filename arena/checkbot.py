@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena.engine import Match, Ruleset
-from arena.players import PlayerFault, RandomPlayer
+from arena.players import Player, PlayerFault, RandomPlayer
 from arena.players.host import BotCommand, BotHost, Timing
 from arena.players.remote import RemotePlayer
 from arena.runner import FaultReport, play_match
@@ -54,8 +54,8 @@ def check_bot(
                 match_id = f"check-{players}p-{number + 1}"
                 names = [f"random-{s}" for s in range(players)]
                 names[seat] = bot.name
-                table = [RandomPlayer(f"{seed}/{match_id}/{s}") for s in range(players)]
-                table[seat] = RemotePlayer(host)  # type: ignore[call-overload]
+                table: list[Player] = [RandomPlayer(f"{seed}/{match_id}/{s}") for s in range(players)]
+                table[seat] = RemotePlayer(host)
                 outcome = play_match(Match(ruleset, names, seed + 1000 * players + number), table, match_id)
                 report.played[players] = report.played.get(players, 0) + 1
                 report.won[players] = report.won.get(players, 0) + (seat in outcome.result.winners)

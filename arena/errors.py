@@ -4,6 +4,7 @@
       UsageError             bad command-line usage or configuration (exit status 2)
       ReplayError            a replay file that cannot be read
         ReplayMismatch       a replay line that disagrees with the rules
+      SandboxError           a bot process that cannot be started (arena.sandbox)
     RulesError (engine)      a request the rules do not allow
       IllegalAction          an answer not among the legal answers
       IllegalDeal            a round set up against the rules
