@@ -32,4 +32,14 @@ def marker() -> Iterator[str]:
     deadline = time.monotonic() + 5
     while (left := find_processes(word)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not left, f"processes survived the test: {left}"
+    assert not left, f"processes survived the test: {[_describe(pid) for pid in left]}"
+
+
+def _describe(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return f"{pid} (gone)"
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return f"{pid} state {fields[0]} parent {fields[1]}: {command[:160]}"

@@ -20,7 +20,10 @@ from types import TracebackType
 from arena.sandbox import faults, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.errors import SandboxError
+from arena.sandbox.spawner import spawner
 from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+
+SPAWN_DRAIN_S = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -303,6 +306,7 @@ class BotProcess:
 
 def kill_all() -> None:
     """Kill every bot process this process started that is still alive (for signal handlers and atexit)."""
+    spawner.drain(SPAWN_DRAIN_S)  # a start under way when the arena was interrupted is killed as it completes
     with _registry_lock:
         bots = [bot for bot in _live.values() if bot._owner == os.getpid()]
     for bot in bots:

@@ -30,22 +30,35 @@ class Spawner:
         self._pid: int | None = None
         self._thread: threading.Thread | None = None
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._pending = 0
+        self._idle = threading.Condition()
 
     def _loop(self, jobs: queue.SimpleQueue[_Job]) -> None:
         while True:
             job, future = jobs.get()
-            if not future.set_running_or_notify_cancel():
-                continue
             try:
-                future.set_result(job())
-            except Exception as error:  # handed to the waiting caller, who re-raises it
-                future.set_exception(error)
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    future.set_result(job())  # runs the callbacks too: a late start is killed here
+                except Exception as error:  # handed to the waiting caller, who re-raises it
+                    future.set_exception(error)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def drain(self, timeout: float) -> None:
+        """Wait until no start is under way, so that whatever it started can be killed."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._pending <= 0, timeout)
 
     def _ensure_thread(self) -> threading.Thread:
         with self._lock:
             if self._pid != os.getpid() or self._thread is None or not self._thread.is_alive():
                 self._pid = os.getpid()  # a forked child inherits no thread: it starts its own
                 self._jobs = queue.SimpleQueue()
+                self._pending = 0
                 self._thread = threading.Thread(
                     target=self._loop, args=(self._jobs,), name="arena-sandbox-spawner", daemon=True
                 )
@@ -57,17 +70,21 @@ class Spawner:
         if threading.current_thread() is self._ensure_thread():
             return job()
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._idle:
+            self._pending += 1
         self._jobs.put((job, future))  # type: ignore[arg-type]
         try:
             return future.result(timeout=SPAWN_TIMEOUT_S)
-        except concurrent.futures.TimeoutError:
+        except BaseException as error:  # a time-out, or Ctrl-C / SIGTERM while waiting: nobody takes the result
 
             def late(done: concurrent.futures.Future[T]) -> None:
-                if done.exception() is None:
+                if not done.cancelled() and done.exception() is None:
                     on_late(done.result())
 
             future.add_done_callback(late)
-            raise SandboxError(f"starting a bot process took more than {SPAWN_TIMEOUT_S:.0f} s") from None
+            if isinstance(error, concurrent.futures.TimeoutError):
+                raise SandboxError(f"starting a bot process took more than {SPAWN_TIMEOUT_S:.0f} s") from None
+            raise
 
 
 spawner = Spawner()
