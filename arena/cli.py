@@ -93,6 +93,10 @@ def _check_bot(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UsageError("check-bot: give the bot's command after --, e.g. arena check-bot -- python3 bot.py")
+    if not args.dir.is_dir():
+        raise UsageError(f"check-bot: --dir {args.dir}: not a directory")
+    if args.matches < 1 or args.move_ms < 1 or args.startup_ms < 1:
+        raise UsageError("check-bot: --matches, --move-ms and --startup-ms must be at least 1")
     level, warning = resolve_level(SandboxLevel(args.sandbox))
     if warning:
         print(warning, file=sys.stderr)

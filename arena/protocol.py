@@ -93,20 +93,9 @@ def _card(value: object, field: str) -> Card:
         raise MalformedAction(f'"{field}": unknown card {value!r}') from None
 
 
-_EVENT_JSON: dict[int, tuple[Event, JSON]] = {}
-
-
 def events_json(events: Sequence[Event]) -> list[JSON]:
     """Events as JSON; an event object shared by several seats (see EventFeed) is encoded once."""
-    cache, encoded = _EVENT_JSON, []
-    for event in events:
-        known = cache.get(id(event))
-        if known is None or known[0] is not event:
-            if len(cache) >= 8192:
-                cache.clear()
-            known = cache[id(event)] = (event, event_json(event))
-        encoded.append(known[1])
-    return encoded
+    return [_encoded_event(event) for event in events]
 
 
 def event_json(event: Event) -> JSON:
@@ -223,3 +212,6 @@ def match_end_message(match_id: str, result: MatchResult, events: Sequence[Event
         "ranking": [list(place) for place in result.ranking],
         "events": events_json(events),
     }
+
+
+_encoded_event: IdentityMemo[Event, JSON] = IdentityMemo(event_json)

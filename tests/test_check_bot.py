@@ -73,6 +73,19 @@ def test_check_bot_needs_a_command() -> None:
     assert "give the bot's command after --" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--dir", "/nonexistent"], "--dir /nonexistent: not a directory"),
+        (["--matches", "0"], "must be at least 1"),
+    ],
+)
+def test_check_bot_refuses_bad_options(options: list[str], message: str) -> None:
+    done = check_bot(*options, "--", sys.executable, EXAMPLE)
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_an_interrupted_arena_leaves_no_bot_behind(tmp_path: Path, marker: str, stop: signal.Signals) -> None:
     script = _bad_bot(

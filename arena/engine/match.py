@@ -43,7 +43,7 @@ from arena.engine.views import PlayerView, TableState, View
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE = Card.GUARD, Card.PRIEST, Card.BARON, Card.HANDMAID, Card.PRINCE
 CHANCELLOR, KING, PRINCESS, SPY = Card.CHANCELLOR, Card.KING, Card.PRINCESS, Card.SPY
-PLAY, CHANCELLOR_CHOICE = DecisionKind.PLAY, DecisionKind.CHANCELLOR
+PLAY = DecisionKind.PLAY
 
 
 class Phase(Enum):

@@ -16,7 +16,7 @@ from arena.sandbox import Limits, SandboxLevel, resolve_level
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL, _ = resolve_level(SandboxLevel.STRICT)
 
-TEMPLATE = """
+ZMQ_PRELUDE = """
 import json, os, sys, time
 import zmq
 
@@ -36,14 +36,26 @@ def send(obj):
     send_raw(json.dumps(obj).encode())
 
 def recv():
-    frames = sock.recv_multipart()
-    return json.loads(frames[-1])
+    return json.loads(sock.recv_multipart()[-1])
+"""
 
+STDIO_PRELUDE = """
+import json, os, sys, time
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n")
+    sys.stdout.flush()
+
+def recv():
+    line = sys.stdin.readline()
+    return json.loads(line) if line else None
+"""
+
+LOOP = """
 {before_hello}
-send({{"type": "hello", "protocol": 1, "name": "test-bot", "token": os.environ["ARENA_TOKEN"]}})
+send({{"type": "hello", "protocol": 1, "name": "test-bot"{token}}})
 acts = 0
-while True:
-    message = recv()
+while (message := recv()) is not None:
     if message["type"] == "act":
         acts += 1
 {on_act}
@@ -55,6 +67,15 @@ while True:
 """
 
 
+def bot_code(prelude: str, *, on_act: str = "", before_hello: str = "", token: bool = True) -> str:
+    """A well-behaved bot but for `before_hello` (run before its hello) and `on_act` (run on each act)."""
+    return prelude + LOOP.format(
+        before_hello=textwrap.dedent(before_hello),
+        on_act=textwrap.indent(textwrap.dedent(on_act), " " * 8),
+        token=', "token": os.environ["ARENA_TOKEN"]' if token else "",
+    )
+
+
 @pytest.fixture
 def make_bot(tmp_path: Path, marker: str):
     """make_bot(on_act=..., before_hello=..., socket="REQ") -> BotCommand of a raw pyzmq bot."""
@@ -62,11 +83,7 @@ def make_bot(tmp_path: Path, marker: str):
     def make(name: str = "bot", *, on_act: str = "", before_hello: str = "", socket: str = "REQ") -> BotCommand:
         directory = tmp_path / name
         directory.mkdir(exist_ok=True)
-        code = TEMPLATE.format(
-            socket=socket,
-            before_hello=textwrap.dedent(before_hello),
-            on_act=textwrap.indent(textwrap.dedent(on_act), " " * 8),
-        )
+        code = bot_code(ZMQ_PRELUDE.format(socket=socket), on_act=on_act, before_hello=before_hello)
         (directory / "bot.py").write_text(code)
         os.chmod(directory, 0o755)
         os.chmod(directory / "bot.py", 0o644)

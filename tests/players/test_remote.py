@@ -165,6 +165,9 @@ def test_ten_thousand_processes_are_not_started(make_bot, host_for, tmp_path: Pa
     bomb = host_for(make_bot("bomb", on_act=on_act), move_ms=10000, limits=Limits(processes=32))
     outcome = play([bomb, RandomPlayer(1)])
     assert [f.reason for f in outcome.faults] in ([], [FaultReason.CRASH], [FaultReason.LIMIT])
+    tail = outcome.faults[0].stderr_tail if outcome.faults else bomb._process.stderr_tail()  # type: ignore[union-attr]
+    started = int(tail.split("started ")[1].split()[0])
+    assert started < 32, f"the process limit let {started} processes start"
     bomb.kill()
 
 

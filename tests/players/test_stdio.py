@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -11,36 +10,14 @@ import pytest
 from arena.engine import FaultReason
 from arena.players import RandomPlayer
 from arena.players.host import BotCommand
+from tests.players.conftest import STDIO_PRELUDE, bot_code
 from tests.players.test_remote import only_fault, play
-
-TEMPLATE = """
-import json, os, sys, time
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
-{before_hello}
-send({{"type": "hello", "protocol": 1, "name": "stdio-bot"{token}}})
-acts = 0
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "act":
-        acts += 1
-{on_act}
-        send({{"type": "action", "index": 0}})
-    else:
-        send({{"type": "ok"}})
-        if message["type"] == "shutdown":
-            break
-"""
 
 
 def stdio_bot(
     tmp_path: Path, marker: str, *, on_act: str = "", before_hello: str = "", token: bool = True
 ) -> BotCommand:
-    code = TEMPLATE.format(
-        before_hello=textwrap.dedent(before_hello),
-        on_act=textwrap.indent(textwrap.dedent(on_act), " " * 8),
-        token=', "token": os.environ["ARENA_TOKEN"]' if token else "",
-    )
+    code = bot_code(STDIO_PRELUDE, on_act=on_act, before_hello=before_hello, token=token)
     directory = tmp_path / "stdio-bot"
     directory.mkdir(mode=0o755)
     (directory / "bot.py").write_text(code)
