@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import select
 import shutil
@@ -31,8 +32,8 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_S = 0.1
 """After the process exits, how long the channel may still deliver a reply it sent just before."""
 SHUTDOWN_GRACE_S = 2.0
-CPU_CHECK_INTERVAL_S = 2.0
-"""How often, at most, a kept process's CPU time is looked at between matches."""
+CORES = os.cpu_count() or 1
+"""A process's threads use CPU time at most this many times as fast as the wall clock runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +130,8 @@ class BotHost:
         """The channel and the process's pidfd, polled together; one per process."""
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a cheap look between decisions."""
-        self._cpu_checked_at = 0.0
+        self._cpu_check_due = 0.0
+        """Before this moment the process cannot have used half its CPU limit, whatever it did."""
 
     @property
     def running(self) -> bool:
@@ -148,14 +150,15 @@ class BotHost:
         self._start()
 
     def _worn_out(self) -> bool:
-        """Has the process used half its CPU limit? Looked at every few seconds: reading /proc is slow."""
+        """Has the process used half its CPU limit? Reading /proc is slow, so it is read only once the wall
+        time since the last reading, on every core, could have added up to that much."""
         now = time.monotonic()
-        if self.sandbox is SandboxLevel.NONE or now < self._cpu_checked_at + CPU_CHECK_INTERVAL_S:
+        if self.sandbox is SandboxLevel.NONE or now < self._cpu_check_due:
             return False
-        self._cpu_checked_at = now
         assert self._process is not None
         used = self._process.cpu_used()
         if used < self.limits.cpu_s / 2:
+            self._cpu_check_due = now + (self.limits.cpu_s / 2 - used) / CORES
             return False
         log.info("bot %s: a fresh process after %.0f s of CPU time", self.bot.name, used)
         return True
@@ -184,6 +187,7 @@ class BotHost:
         )
         try:
             self._process = launch(spec)
+            self._cpu_check_due = time.monotonic() + self.limits.cpu_s / 2 / CORES
         except SandboxError as error:
             if channel:
                 channel.close()

@@ -46,13 +46,13 @@ class RemotePlayer:
                     FaultReason.ILLEGAL, f"index {index} is outside legal (0 to {len(decision.legal) - 1})"
                 )
             return decision.legal[index]
-        shown = json.dumps(reply["action"])
         try:
             action = parse_action(reply["action"])
         except MalformedAction as error:
-            raise self._fail(FaultReason.ILLEGAL, f"{shown}: {error}") from None
+            raise self._fail(FaultReason.ILLEGAL, f"{json.dumps(reply['action'])}: {error}") from None
         if not decision.accepts(action):
-            raise self._fail(FaultReason.ILLEGAL, f"{shown}: {explain_illegal(action, decision, view.hand, view)}")
+            why = explain_illegal(action, decision, view.hand, view)
+            raise self._fail(FaultReason.ILLEGAL, f"{json.dumps(reply['action'])}: {why}")
         return action
 
     def end_match(self, result: MatchResult, observer: Observer) -> None:
