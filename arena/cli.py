@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
 import signal
@@ -130,6 +131,34 @@ def _check_bot(args: argparse.Namespace) -> int:
     return 1
 
 
+def _bots(args: argparse.Namespace) -> int:
+    from arena.plugins import load_registry
+    from arena.plugins.manager import DISABLE_VARIABLE, plugins_disabled
+
+    bots = list(load_registry().values())
+    if plugins_disabled():
+        print(f"arena: {DISABLE_VARIABLE} is set: built-in bots only", file=sys.stderr)
+    if args.format == "json":
+        listing = [
+            {
+                "name": bot.name,
+                "description": bot.spec.description,
+                "distribution": bot.distribution,
+                "version": bot.version,
+                "protocol": bot.spec.protocol,
+                "in_process": bot.spec.player is not None,
+            }
+            for bot in bots
+        ]
+        print(json.dumps(listing, indent=2))
+        return 0
+    rows = [(bot.name, bot.spec.description, f"{bot.distribution} {bot.version}") for bot in bots]
+    widths = [max((len(row[column]) for row in rows), default=0) for column in range(2)]
+    for name, description, source in rows:
+        print(f"{name:<{widths[0]}}  {description:<{widths[1]}}  {source}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
@@ -186,6 +215,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=1, help="seed of the matches (default: 1)")
     check.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")
     check.set_defaults(run=_check_bot)
+
+    bots = commands.add_parser(
+        "bots",
+        help="list the installed bots",
+        description=(
+            "List every bot the installed plugins register: its name, description, and the distribution"
+            " (and version) it comes from. Bots come from the entry-point group loveletter_arena, the"
+            " built-in ones included; see examples/third-party-bot/."
+        ),
+        epilog="Set ARENA_DISABLE_PLUGINS=1 to load only the built-in bots (third-party plugins are skipped).",
+    )
+    bots.add_argument("--format", choices=["text", "json"], default="text", help="default: text")
+    bots.set_defaults(run=_bots)
     return parser
 
 

@@ -5,6 +5,7 @@
       ReplayError            a replay file that cannot be read
         ReplayMismatch       a replay line that disagrees with the rules
       SandboxError           a bot process that cannot be started (arena.sandbox)
+      PluginError            a bot plugin that cannot be loaded, or registers its bots wrongly (exit status 2)
     RulesError (engine)      a request the rules do not allow
       IllegalAction          an answer not among the legal answers
       IllegalDeal            a round set up against the rules
@@ -28,6 +29,12 @@ class UsageError(ArenaError):
     exit_status = 2
 
 
+class PluginError(ArenaError):
+    """A plugin that fails to import, raises in its hook, or clashes with another: names its distribution."""
+
+    exit_status = 2  # the installation is misconfigured, as a bad configuration file is
+
+
 class ReplayError(ArenaError):
     """A replay that cannot be read: missing, not JSON lines, no match_start."""
 
@@ -46,6 +53,7 @@ __all__ = [
     "ArenaError",
     "IllegalAction",
     "IllegalDeal",
+    "PluginError",
     "ReplayError",
     "ReplayMismatch",
     "RulesError",

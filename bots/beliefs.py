@@ -1,0 +1,184 @@
+"""What a seat can know of the hidden cards, kept up to date from the protocol's messages alone.
+
+Card counting: every card of the ruleset is either visible (discards, the face-up set-aside, my hand),
+known in an opponent's hand (my Priest, a Baron tie I was part of, a King trade I was part of), or
+unseen. An opponent's hand is a known card, or drawn from the unseen cards minus those a missed Guard
+ruled out. The set-aside card and the deck hold the rest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from arena.engine.cards import get_ruleset
+
+Message = dict[str, Any]
+
+
+class Beliefs:
+    def __init__(self) -> None:
+        self.seat = 0
+        self.players = 0
+        self.ruleset = "2019"
+        self.counts: Counter[str] = Counter()
+        self.values: dict[str, int] = {}
+        self.known: dict[int, str] = {}
+        """Opponents' hands I know for certain."""
+        self.ruled_out: dict[int, set[str]] = {}
+        """Cards an opponent does not hold (a Guard named them and missed), until the hand changes."""
+        self.my_card: str | None = None
+        """The card I hold between my turns, when I know it."""
+        self.spies: set[int] = set()
+        """Seats that played or discarded a spy this round."""
+        self.watchers: dict[int, set[int]] = {}
+        """Who else knows a seat's hand (my own included): a Priest's look, a Baron tie, a King trade."""
+        self.message: Message = {}
+
+    # -- feeding -----------------------------------------------------------------------------
+
+    def match_start(self, message: Message) -> None:
+        ruleset = get_ruleset(message["ruleset"])
+        self.seat = message["seat"]
+        self.players = len(message["players"])
+        self.ruleset = message["ruleset"]
+        self.counts = Counter({card.label: count for card, count in ruleset.counts.items()})
+        self.values = {card.label: value for card, value in ruleset.values.items()}
+        self.observe(message["events"])
+
+    def act(self, message: Message) -> None:
+        """Take in an act message; remember what I will keep once I answer (see `chose`)."""
+        self.observe(message["events"])
+        self.message = message
+
+    def chose(self, answer: Message) -> None:
+        """My answer to the current act message: what stays in my hand afterwards."""
+        hand = list(self.message["hand"])
+        if "keep" in answer:
+            kept = answer["keep"]
+            self._unwatch(self.seat)  # they cannot tell which card I kept
+        else:
+            hand.remove(answer["card"])
+            kept = hand[0]
+            if kept != self.my_card:
+                self._unwatch(self.seat)  # I played the card they knew of
+        self.my_card = kept
+
+    def observe(self, events: list[Message]) -> None:
+        for event in events:
+            handler = getattr(self, "_on_" + event["event"], None)
+            if handler is not None:
+                handler(event)
+
+    def _on_round_start(self, event: Message) -> None:
+        self.known.clear()
+        self.ruled_out.clear()
+        self.spies.clear()
+        self.watchers.clear()
+        hand = event.get("hand")
+        self.my_card = hand[0] if hand else None
+
+    def _forget(self, seat: int) -> None:
+        self.known.pop(seat, None)
+        self.ruled_out.pop(seat, None)
+
+    def _unwatch(self, seat: int) -> None:
+        self.watchers.pop(seat, None)
+
+    def _watch(self, viewer: int, seat: int) -> None:
+        if viewer != self.seat:
+            self.watchers.setdefault(seat, set()).add(viewer)
+
+    def _on_play(self, event: Message) -> None:
+        seat, card, target = event["seat"], event["card"], event.get("target")
+        if card == "spy":
+            self.spies.add(seat)
+        if seat != self.seat:
+            self._unwatch(seat)  # whether the others' knowledge of it survived, I cannot tell
+            if self.known.get(seat) == card:
+                self._forget(seat)  # they played the card I knew of: what they hold now is new to me
+            else:
+                self.ruled_out.pop(seat, None)  # a fresh draw may hold anything
+        if target is not None and target != seat and card in ("priest", "baron"):
+            self._watch(seat, target)
+            if card == "baron":
+                self._watch(target, seat)
+        if card == "guard" and target is not None and target != self.seat and not event.get("hit"):
+            self.ruled_out.setdefault(target, set()).add(event["guess"])
+        if "seen" in event:
+            self.known[target] = event["seen"]
+        if "cards" in event:  # a Baron I was part of; a tie leaves both in, each knowing the other's card
+            for key, shown in event["cards"].items():
+                if int(key) != self.seat:
+                    self.known[int(key)] = shown
+        if card == "king" and target is not None:
+            self._on_king(seat, target, event.get("received"))
+
+    def _on_king(self, seat: int, target: int, received: str | None) -> None:
+        watchers = self.watchers
+        watchers[seat], watchers[target] = watchers.pop(target, set()), watchers.pop(seat, set())
+        self._watch(seat, target)
+        self._watch(target, seat)
+        if received is not None:  # I traded: the other now holds what I held
+            other = target if seat == self.seat else seat
+            self._forget(other)
+            if self.my_card is not None:  # after my own king, `chose` left the card I kept in my_card
+                self.known[other] = self.my_card
+            self.my_card = received
+            return
+        a, b = self.known.pop(seat, None), self.known.pop(target, None)  # the hands moved: so does what I knew
+        if a is not None:
+            self.known[target] = a
+        if b is not None:
+            self.known[seat] = b
+        self.ruled_out.pop(seat, None)
+        self.ruled_out.pop(target, None)
+
+    def _on_discard(self, event: Message) -> None:
+        seat = event["seat"]
+        if event["card"] == "spy":
+            self.spies.add(seat)
+        self._unwatch(seat)
+        if seat == self.seat:
+            self.my_card = None  # I drew a card I will see in my next act message
+        else:
+            self._forget(seat)
+
+    def _on_chancellor(self, event: Message) -> None:
+        if event["seat"] != self.seat:
+            self._forget(event["seat"])
+            self._unwatch(event["seat"])
+
+    def _on_out(self, event: Message) -> None:
+        self._forget(event["seat"])
+        self._unwatch(event["seat"])
+        self.spies.discard(event["seat"])
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def unseen(self) -> Counter[str]:
+        """Cards I have not seen anywhere: in the deck, the set-aside card, or opponents' unknown hands."""
+        message = self.message
+        left = Counter(self.counts)
+        left.subtract(message["hand"])
+        left.subtract(message["removed_face_up"])
+        for player in message["players"]:
+            left.subtract(player["discards"])
+        left.subtract(self.known.values())
+        return +left
+
+    def hand_odds(self, seat: int, unseen: Counter[str] | None = None) -> dict[str, float]:
+        """The chance of each card being the hand of `seat`, an opponent still in the round."""
+        if seat in self.known:
+            return {self.known[seat]: 1.0}
+        pool = Counter(unseen if unseen is not None else self.unseen())
+        for card in self.ruled_out.get(seat, ()):
+            pool.pop(card, None)
+        total = sum(pool.values())
+        if total <= 0:  # my deductions contradict each other (a bluff I cannot see): fall back to all unseen
+            pool = Counter(unseen if unseen is not None else self.unseen())
+            total = sum(pool.values()) or 1
+        return {card: count / total for card, count in pool.items() if count > 0}
+
+    def opponents_in(self) -> list[int]:
+        return [seat for seat, player in enumerate(self.message["players"]) if seat != self.seat and player["in_round"]]

@@ -1,0 +1,1 @@
+"""loveletter-firstbot: an example of a bot package installed beside the arena."""
