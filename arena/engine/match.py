@@ -283,9 +283,10 @@ class Match:
         return tuple(dict.fromkeys(self._next_in_match(w) for w in self._round_winners))
 
     def _shuffled_deal(self, seats_in: tuple[int, ...]) -> Deal:
-        rng = self._rng
+        """Each round's shuffle depends on the seed and the round number alone, so matches of the same seed
+        deal the same cards to the same seats round by round whoever sits there (duplicate play)."""
         deck = list(self._full_deck)
-        rng.shuffle(deck)  # top card last
+        random.Random(f"{self.seed}/deal/{self._round + 1}").shuffle(deck)  # top card last
         set_aside = deck.pop()
         face_up = tuple(deck.pop() for _ in range(3)) if len(seats_in) == 2 else ()
         hands = [() if self._disqualified[s] else (deck.pop(),) for s in range(self._n)]
@@ -295,7 +296,7 @@ class Match:
         elif len(winners) == 1:
             first = self._next_in_match(winners[0])
         else:
-            first = self._next_in_match(winners[rng.randrange(len(winners))])
+            first = self._next_in_match(winners[self._rng.randrange(len(winners))])
         return Deal(first, set_aside, face_up, tuple(hands), tuple(reversed(deck)))
 
     def _check_deal(self, deal: Deal, seats_in: tuple[int, ...]) -> None:

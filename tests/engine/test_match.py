@@ -286,3 +286,21 @@ def test_a_deal_with_the_wrong_cards_is_refused() -> None:
     one_short = deal.__class__(deal.first, deal.set_aside, (), (deal.hands[0], (), deal.hands[2]), deal.deck)
     with pytest.raises(IllegalDeal, match="seat 1 must be dealt exactly one card"):
         match.deal_round(one_short)
+
+
+def test_each_round_deals_the_same_cards_to_the_same_seats_for_a_seed_whoever_plays() -> None:
+    """Duplicate play rests on this: the deal of round r depends on the seed and r, not on earlier play."""
+
+    def deals(names: list[str], choose: int) -> list[tuple[object, ...]]:
+        match, rng, dealt = Match(RULESETS["2019"], names, seed=11), random.Random(choose), []
+        while match.phase is not Phase.OVER and len(dealt) < 4:
+            if match.phase is Phase.DEAL:
+                match.deal_round()
+                started = match.records[-1]
+                assert isinstance(started, RoundStarted)
+                dealt.append((started.hands, started.deck, started.set_aside))
+            else:
+                match.apply(rng.choice(match.decision.legal))
+        return dealt
+
+    assert deals(["a", "b", "c"], choose=1) == deals(["c", "a", "b"], choose=2)
