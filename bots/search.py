@@ -13,18 +13,21 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import Card
 from arena.sdk import run
 from bots.beliefs import Beliefs, Message
 from bots.heuristic import HeuristicBot
-from bots.simulator import OUT, Playout, Rules, World
+from bots.simulator import GUARD, OUT, Playout, Rules, World
 
 INDEX = {card.label: int(card) for card in Card}
-GUESSES_PER_TARGET = 3
+GUESSES_PER_TARGET = 2
 """Guard answers kept per target: its likeliest guesses (naming an unlikely card never pays)."""
 MIN_SAMPLES = 8
+PRUNE_EVERY = 16
+"""After every this many samples, candidates more than two standard errors behind the best are dropped."""
 
 
 class SearchBot:
@@ -87,8 +90,14 @@ class SearchBot:
         return others
 
     def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float) -> list[float]:
+        """Mean tokens gained by each candidate; candidates clearly behind are dropped as samples come in, so
+        the budget goes to telling the good ones apart."""
         totals = [0.0] * len(candidates)
-        playout = Playout(self.rules, self.beliefs.seat, random.Random())
+        squares = [0.0] * len(candidates)
+        tries = [0] * len(candidates)
+        active = list(range(len(candidates)))
+        playout = Playout(self.rules, self.beliefs.seat, self.rng)
+        table = self._table(message)
         samples = 0
         while True:
             if self.samples is not None:
@@ -96,13 +105,16 @@ class SearchBot:
                     break
             elif samples >= MIN_SAMPLES and time.perf_counter() >= deadline:
                 break
-            world = self._sample(message)
-            luck = self.rng.random()
-            for i, action in enumerate(candidates):
-                playout.rng.seed(luck)  # the same playout luck for every candidate, too
-                totals[i] += self._try(playout, world.copy(), message, action)
+            world = self._sample(table)
+            for i in active:
+                gained = self._try(playout, world.copy(), message, candidates[i])
+                totals[i] += gained
+                squares[i] += gained * gained
+                tries[i] += 1
             samples += 1
-        return totals
+            if samples % PRUNE_EVERY == 0 and len(active) > 2:
+                active = _leaders(active, totals, squares, tries)
+        return [totals[i] / tries[i] if i in active else -1.0 for i in range(len(candidates))]
 
     def _try(self, playout: Playout, world: World, message: Message, action: dict[str, Any]) -> float:
         seat = self.beliefs.seat
@@ -124,39 +136,52 @@ class SearchBot:
             None if guess is None else INDEX[guess],
         )
 
-    def _sample(self, message: Message) -> World:
-        """One hidden state consistent with what this seat knows."""
-        beliefs, rng = self.beliefs, self.rng
+    def _table(self, message: Message) -> _Table:
+        """What every sampled state shares: the cards to hand out, and everything public."""
+        beliefs, values = self.beliefs, self.rules.values
         unseen = beliefs.unseen()
-        pool = [INDEX[card] for card, count in unseen.items() for _ in range(count)]
-        rng.shuffle(pool)
         players = message["players"]
-        hands = [OUT] * len(players)
-        for seat in beliefs.opponents_in():
-            known = beliefs.known.get(seat)
-            if known is not None:
-                hands[seat] = INDEX[known]
-                continue
-            ruled_out = {INDEX[card] for card in beliefs.ruled_out.get(seat, ())}
-            pick = next((i for i, card in enumerate(pool) if card not in ruled_out), 0 if pool else None)
-            hands[seat] = pool.pop(pick) if pick is not None else INDEX["guard"]
-        deck_size = message["deck"]
-        deck = pool[:deck_size]
-        set_aside = pool[deck_size] if len(pool) > deck_size else OUT
         public = list(self.rules.counts)
         for card in message["removed_face_up"]:
             public[INDEX[card]] -= 1
         for player in players:
             for card in player["discards"]:
                 public[INDEX[card]] -= 1
-        return World(  # my own hand stays OUT here: each candidate sets the card it keeps
-            hands=hands,
-            deck=deck,
-            set_aside=set_aside,
+        opponents = []
+        for seat in beliefs.opponents_in():
+            known = beliefs.known.get(seat)
+            ruled_out = frozenset(INDEX[card] for card in beliefs.ruled_out.get(seat, ()))
+            opponents.append((seat, None if known is None else INDEX[known], ruled_out))
+        return _Table(
+            pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
+            opponents=opponents,
+            deck=message["deck"],
             protected=[player["protected"] for player in players],
             spies=[s in beliefs.spies for s in range(len(players))],
-            discard_sums=[sum(self.rules.values[INDEX[c]] for c in player["discards"]) for player in players],
-            unseen=public,
+            discard_sums=[sum(values[INDEX[c]] for c in player["discards"]) for player in players],
+            public=public,
+        )
+
+    def _sample(self, table: _Table) -> World:
+        """One hidden state consistent with what this seat knows."""
+        pool = table.pool[:]
+        self.rng.shuffle(pool)
+        hands = [OUT] * len(table.protected)  # my own hand stays OUT here: each candidate sets the card it keeps
+        for seat, known, ruled_out in table.opponents:
+            if known is not None:
+                hands[seat] = known
+                continue
+            pick = next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
+            hands[seat] = pool.pop(pick) if pool else GUARD  # no card left: my deductions were fooled
+        deck = pool[: table.deck]
+        return World(
+            hands=hands,
+            deck=deck,
+            set_aside=pool[table.deck] if len(pool) > table.deck else OUT,
+            protected=table.protected[:],
+            spies=table.spies[:],
+            discard_sums=table.discard_sums[:],
+            unseen=table.public[:],
             knows=self._knowledge(hands),
         )
 
@@ -170,6 +195,29 @@ class SearchBot:
                     if hands[viewer] != OUT or viewer == beliefs.seat:
                         knows[viewer, seat] = hands[seat]
         return knows
+
+
+def _leaders(active: list[int], totals: list[float], squares: list[float], tries: list[int]) -> list[int]:
+    means = {i: totals[i] / tries[i] for i in active}
+    errors = {i: max(squares[i] / tries[i] - means[i] ** 2, 0.0) ** 0.5 / tries[i] ** 0.5 for i in active}
+    best = max(active, key=means.__getitem__)
+    keep = [i for i in active if means[i] + 2 * errors[i] >= means[best] - 2 * errors[best]]
+    if len(keep) < 2:
+        keep = sorted(active, key=means.__getitem__, reverse=True)[:2]
+    return sorted(keep)
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    pool: list[int]
+    """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card."""
+    opponents: list[tuple[int, int | None, frozenset[int]]]
+    """Each opponent still in: seat, the card I know it holds, the cards it cannot hold."""
+    deck: int
+    protected: list[bool]
+    spies: list[bool]
+    discard_sums: list[int]
+    public: list[int]
 
 
 def main() -> None:

@@ -1,0 +1,104 @@
+"""What the card-counting bots know, fed with the messages the arena sends their seat."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from arena.engine import Match, Observer
+from arena.protocol import act_message, events_json, match_start_message
+from bots.heuristic import HeuristicBot
+from bots.search import SearchBot
+from tests.engine.scenario import play, start
+
+
+def wire(message: dict[str, Any]) -> dict[str, Any]:
+    return orjson.loads(orjson.dumps(message))
+
+
+class Seat:
+    """Seat 0's side of a scripted match: the messages it would get, given to a bot."""
+
+    def __init__(self, match: Match, bot: HeuristicBot | SearchBot) -> None:
+        self.match, self.bot = match, bot
+        self.observer = Observer(match, 0)
+        players = tuple(match.players)
+        bot.match_start(wire(match_start_message("m", "2019", 0, players, match.target, self.observer.take_events())))
+
+    def act(self) -> dict[str, Any]:
+        """The bot's answer to an act message now (seat 0 must be deciding)."""
+        message = act_message("m", self.observer.view(), 1000, self.observer.take_events())
+        return self.bot.act(wire(message))
+
+    def catch_up(self) -> None:
+        self.bot.beliefs.observe(wire({"events": events_json(self.observer.take_events())})["events"])
+
+
+def test_after_its_priest_it_knows_the_card_until_that_card_is_played() -> None:
+    match = start("2019", ["priest", "countess", "spy"], top=["guard", "guard", "spy"])
+    seat = Seat(match, HeuristicBot())
+    seat.observer.take_events()
+    play(match, "priest", 1)
+    seat.catch_up()
+    assert seat.bot.beliefs.known == {1: "countess"}
+    play(match, "guard", 2, "priest")  # seat 1 plays the card it drew: it still holds the countess
+    seat.catch_up()
+    assert seat.bot.beliefs.known == {1: "countess"}
+
+
+def test_after_its_king_it_knows_what_it_gave_away() -> None:
+    match = start("2019", ["king", "handmaid", "spy"], top=["baron"])
+    seat = Seat(match, HeuristicBot())
+    answer = seat.act()
+    assert answer.get("card") != "princess"
+    if answer != {"card": "king", "target": 1}:  # make the trade happen whatever the bot preferred
+        seat.bot.beliefs.chose({"card": "king", "target": 1})
+    play(match, "king", 1)
+    seat.catch_up()
+    assert seat.bot.beliefs.known == {1: "baron"}
+    assert seat.bot.beliefs.my_card == "handmaid"
+
+
+def test_when_a_king_takes_its_card_it_knows_who_holds_it() -> None:
+    match = start("2019", ["guard", "king", "spy"], top=["handmaid", "priest"])
+    seat = Seat(match, HeuristicBot())
+    play(match, "handmaid")  # seat 0 keeps its guard
+    seat.bot.beliefs.my_card = "guard"
+    play(match, "king", 2)  # seat 1 trades with seat 2: seat 0 learns nothing of either hand
+    seat.catch_up()
+    assert seat.bot.beliefs.known == {}
+
+
+def test_a_missed_guard_rules_the_named_card_out_until_the_hand_changes() -> None:
+    match = start("2019", ["guard", "baron", "spy"], top=["guard", "priest", "handmaid", "guard"])
+    seat = Seat(match, HeuristicBot())
+    play(match, "guard", 1, "priest")
+    seat.catch_up()
+    assert seat.bot.beliefs.ruled_out == {1: {"priest"}}
+    play(match, "priest", 2)  # seat 1 draws a priest and plays it: its hand may hold anything again
+    play(match, "spy")
+    seat.act()
+    assert seat.bot.beliefs.ruled_out == {}
+
+
+def test_the_heuristic_never_plays_the_princess_and_names_a_card_it_knows() -> None:
+    match = start("2019", ["priest", "prince", "spy"], top=["princess", "guard", "guard", "guard"])
+    seat = Seat(match, HeuristicBot())
+    play(match, "priest", 1)
+    play(match, "guard", 2, "baron")
+    play(match, "guard", 0, "king")
+    # seat 0 holds princess + guard now and knows seat 1 holds the prince
+    assert seat.act() == {"card": "guard", "target": 1, "guess": "prince"}
+
+
+def test_the_search_bot_searches_for_its_share_of_the_deadline_and_no_longer() -> None:
+    match = start("2019", ["guard", "baron", "spy", "priest"], top=["handmaid"])
+    seat = Seat(match, SearchBot(share=0.1))
+    message = wire(act_message("m", seat.observer.view(), 2000, seat.observer.take_events()))
+    started = time.perf_counter()
+    answer = seat.bot.act(message)
+    elapsed = time.perf_counter() - started
+    assert answer in message["legal"]
+    assert 0.2 <= elapsed < 0.6  # 10% of 2000 ms, with room for a loaded machine
