@@ -26,6 +26,8 @@ class Rules:
     counts: tuple[int, ...]
     guesses: tuple[int, ...]
     discard_sum_tie: bool
+    cards: tuple[int, ...]
+    """The card indices of the ruleset."""
 
     @classmethod
     def of(cls, name: str) -> Rules:
@@ -33,7 +35,8 @@ class Rules:
         values = tuple(ruleset.values.get(card, -1) for card in Card)
         counts = tuple(ruleset.counts.get(card, 0) for card in Card)
         guesses = tuple(int(card) for card in ruleset.guard_guesses)
-        return cls(values, counts, guesses, ruleset.showdown_tie is ShowdownTie.DISCARD_SUM)
+        cards = tuple(int(card) for card in ruleset.cards)
+        return cls(values, counts, guesses, ruleset.showdown_tie is ShowdownTie.DISCARD_SUM, cards)
 
 
 @dataclass(slots=True)
@@ -122,7 +125,7 @@ class Playout:
         self._discarded(world, seat, CHANCELLOR)
 
     def _choose(self, world: World, seat: int, held: int, drawn: int) -> tuple[int, int, int | None, int | None]:
-        """the heuristic bot's scoring, on public counts only: (card to play, card kept, target, guess)."""
+        """The heuristic bot's scoring, on public counts only: (card to play, card kept, target, guess)."""
         if PRINCESS in (held, drawn):
             kept = PRINCESS
             card = drawn if held == PRINCESS else held
@@ -140,65 +143,72 @@ class Playout:
 
     def _value(self, world: World, seat: int, card: int, kept: int) -> tuple[float, int | None, int | None]:
         """The score of playing `card` and its best target and guess, as the heuristic bot would judge them."""
-        hands, protected, values = world.hands, world.protected, self.rules.values
-        unseen = world.unseen[:]
-        unseen[kept] -= 1  # a seat knows its own card
-        total = max(1, sum(unseen))
-        mine = values[kept]
+        mine = self.rules.values[kept]
         base = 0.02 * mine
-        if card in TARGETED:
-            targets = [s for s in range(len(hands)) if s != seat and hands[s] != OUT and not protected[s]]
-            if targets:
-                best = (-100.0, None, None)
-                blind = None
-                for target in targets:
-                    known = world.knows.get((seat, target))
-                    if known is None:
-                        if blind is None:
-                            blind = self._blind(card, unseen, total, mine)
-                        value, guess = blind
-                        value += self.rng.random() * 1e-6  # among targets it knows nothing of, any one
-                    else:
-                        value, guess = self._aimed(card, known, unseen, total, mine)
-                    if value > best[0]:
-                        best = (value, target, guess)
-                return base + best[0], best[1], best[2]
+        if card not in TARGETED:
+            if card == HANDMAID:
+                return base + 0.2 + 0.03 * mine, None, None
+            if card == CHANCELLOR:
+                return base + (0.15 if len(world.deck) >= 2 else 0.0), None, None
+            if card == SPY:
+                hands = world.hands
+                others = any(world.spies[s] for s in range(len(hands)) if s != seat and hands[s] != OUT)
+                return base + (0.05 if others else 0.25), None, None
+            if card == PRINCESS:
+                return -10.0, None, None
+            return base + (0.05 if card == COUNTESS else 0.0), None, None
+        hands, protected, knows = world.hands, world.protected, world.knows
+        targets = [s for s in range(len(hands)) if s != seat and hands[s] != OUT and not protected[s]]
+        if not targets:
             if card == PRINCE:
                 return (-10.0 if kept == PRINCESS else base - 0.1 + 0.02 * (5 - mine)), seat, None
             return base, None, None
-        if card == HANDMAID:
-            return base + 0.2 + 0.03 * mine, None, None
-        if card == CHANCELLOR:
-            return base + (0.15 if len(world.deck) >= 2 else 0.0), None, None
-        if card == SPY:
-            others = any(world.spies[s] for s in range(len(hands)) if s != seat and hands[s] != OUT)
-            return base + (0.05 if others else 0.25), None, None
-        if card == PRINCESS:
-            return -10.0, None, None
-        return base + (0.05 if card == COUNTESS else 0.0), None, None
+        unseen = world.unseen
+        unseen[kept] -= 1  # a seat knows its own card; restored below
+        best: tuple[float, int | None, int | None] = (-100.0, None, None)
+        blind = [s for s in targets if (seat, s) not in knows]
+        if blind:
+            value, guess = self._blind(card, unseen, mine)
+            best = (value, blind[int(self.rng.random() * len(blind))], guess)
+        if len(blind) < len(targets):
+            for target in targets:
+                known = knows.get((seat, target))
+                if known is not None:
+                    value, guess = self._aimed(card, known, unseen, mine)
+                    if value > best[0]:
+                        best = (value, target, guess)
+        unseen[kept] += 1
+        return base + best[0], best[1], best[2]
 
-    def _blind(self, card: int, unseen: list[int], total: int, mine: int) -> tuple[float, int | None]:
+    def _blind(self, card: int, unseen: list[int], mine: int) -> tuple[float, int | None]:
         """A targeted card's worth against a hand known only by the public counts."""
-        values = self.rules.values
+        if card == PRIEST:
+            return 0.3, None
+        total = max(1, sum(unseen))
         if card == GUARD:
             guess = max(self.rules.guesses, key=unseen.__getitem__)
             return unseen[guess] / total, guess
-        if card == PRIEST:
-            return 0.3, None
+        values = self.rules.values
         if card == BARON:
-            win = sum(n for c, n in enumerate(unseen) if n > 0 and values[c] < mine)
-            lose = sum(n for c, n in enumerate(unseen) if n > 0 and values[c] > mine)
+            win = lose = 0
+            for c in self.rules.cards:
+                n = unseen[c]
+                if n:
+                    if values[c] < mine:
+                        win += n
+                    elif values[c] > mine:
+                        lose += n
             return (win - 1.2 * lose) / total, None
-        expected = sum(n * values[c] for c, n in enumerate(unseen) if n > 0) / total
+        expected = sum(unseen[c] * values[c] for c in self.rules.cards) / total
         if card == PRINCE:
             return unseen[PRINCESS] / total + 0.02 * expected, None
         return 0.03 * (expected - mine) - 0.05, None  # king
 
-    def _aimed(self, card: int, known: int, unseen: list[int], total: int, mine: int) -> tuple[float, int | None]:
+    def _aimed(self, card: int, known: int, unseen: list[int], mine: int) -> tuple[float, int | None]:
         """A targeted card's worth against a hand this seat knows."""
         values = self.rules.values
         if card == GUARD:
-            return (1.0, known) if known != GUARD else self._blind(card, unseen, total, mine)
+            return (1.0, known) if known != GUARD else self._blind(card, unseen, mine)
         if card == PRIEST:
             return 0.05, None
         if card == BARON:

@@ -10,14 +10,18 @@ import sys
 from arena.sdk import run
 
 
-def choose(message: dict) -> dict:
-    legal = message["legal"]
-    safe = [answer for answer in legal if answer.get("card") != "princess"]
-    answer = random.choice(safe or legal)
-    if message["decision"] == "chancellor":
-        print(f"round {message['round']}: keeping {answer['keep']}", file=sys.stderr)
-    return answer
+class RandomBot:
+    def match_start(self, message: dict) -> None:
+        # Seeded by the match: replayed from its seed, the match plays out the same way again.
+        self.rng = random.Random(f"{message['match_id']}/{message['seat']}")
+
+    def act(self, message: dict) -> dict:
+        legal = message["legal"]
+        answer = self.rng.choice([a for a in legal if a.get("card") != "princess"] or legal)
+        if message["decision"] == "chancellor":
+            print(f"round {message['round']}: keeping {answer['keep']}", file=sys.stderr)
+        return answer
 
 
 if __name__ == "__main__":
-    run(choose, name="random-example")
+    run(RandomBot(), name="random-example")

@@ -11,7 +11,9 @@ from bots.heuristic import HeuristicBot
 from bots.random_bot import RandomBot
 from bots.search import SearchBot
 
-TABLES = [(ruleset, players) for ruleset in ("2019", "classic") for players in range(2, RULESETS[ruleset].max_players + 1)]
+TABLES = [
+    (ruleset, players) for ruleset in ("2019", "classic") for players in range(2, RULESETS[ruleset].max_players + 1)
+]
 
 
 def lineup(players: int, match: int) -> list[object]:
