@@ -159,6 +159,65 @@ def _bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from arena.config import load_config
+
+    config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
+    print(
+        f"{args.file}: ok — {config.format.value}, {_plural(len(config.bots), 'bot', 'bots')},"
+        f" {config.players_per_match} per table, ruleset {config.ruleset}"
+    )
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from arena.config import load_config
+    from arena.runner.tournament import run_tournament
+
+    config = load_config(args.file)
+    if args.concurrency is not None:
+        if args.concurrency < 1:
+            raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
+        config = replace(config, concurrency=args.concurrency)
+    summary = run_tournament(config, restart=args.restart, progress=False if args.quiet else None)
+    kept = f", {summary.kept} kept from an earlier run" if summary.kept else ""
+    print(
+        f"{config.name}: {_plural(summary.matches, 'match', 'matches')} ({summary.played} played now{kept}),"
+        f" {_plural(summary.faults, 'fault', 'faults')}, {summary.seconds:.1f} s"
+    )
+    print(f"results: {summary.output}")
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    from arena.store import ResultStore
+    from arena.store.export import match_rows, write_rows
+
+    store = ResultStore.open_existing(args.output)
+    try:
+        write_rows(match_rows(store), args.format, sys.stdout)
+    finally:
+        store.close()
+    return 0
+
+
+def _standings(args: argparse.Namespace) -> int:
+    from arena.store import ResultStore
+    from arena.store.export import print_standings, standing_rows, write_rows
+
+    store = ResultStore.open_existing(args.output)
+    try:
+        if args.format == "table":
+            print_standings(store, sys.stdout)
+        else:
+            write_rows(standing_rows(store), args.format, sys.stdout)
+    finally:
+        store.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
@@ -228,6 +287,55 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bots.add_argument("--format", choices=["text", "json"], default="text", help="default: text")
     bots.set_defaults(run=_bots)
+
+    validate = commands.add_parser(
+        "validate",
+        help="check a tournament file",
+        description=(
+            "Check a tournament's YAML file: its keys and types, the ruleset and table size, the bots (installed"
+            " ones exist, command bots' files and directories are there) and the format's section. Prints every"
+            " problem as FILE:LINE: field: problem (exit status 2), or a one-line summary. See docs/configuration.md."
+        ),
+    )
+    validate.add_argument("file", type=Path, metavar="FILE", help="a tournament file (YAML)")
+    validate.set_defaults(run=_validate)
+
+    run = commands.add_parser(
+        "run",
+        help="run a tournament from its YAML file",
+        description=(
+            "Run every match of a tournament, each in its sandbox, and record it in the output folder as it"
+            " ends. Run it again to resume an interrupted tournament: finished matches are kept and the"
+            " results end up the same as an uninterrupted run's. A different configuration for the same"
+            " output folder is refused unless --restart."
+        ),
+    )
+    run.add_argument("file", type=Path, help="the tournament's YAML file (see docs/configuration.md)")
+    run.add_argument("--concurrency", type=int, help="worker processes (default: the file's, else the cores)")
+    run.add_argument("--restart", action="store_true", help="discard the results already in the output folder")
+    run.add_argument("--quiet", action="store_true", help="no progress bar (it is shown only on a terminal anyway)")
+    run.set_defaults(run=_run)
+
+    standings = commands.add_parser(
+        "standings",
+        help="print a tournament's standings",
+        description=(
+            "Rank, bot, matches, wins with a 95%% interval on the win rate, score, tie-breaks, rating and"
+            " faults by kind, from the results in OUTPUT (finished or interrupted)."
+        ),
+    )
+    standings.add_argument("output", type=Path, help="the tournament's output folder")
+    standings.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    standings.set_defaults(run=_standings)
+
+    results = commands.add_parser(
+        "results",
+        help="list every match of a tournament",
+        description="Every finished match in OUTPUT: table, seats, seed, ranking, tokens, faults, replay.",
+    )
+    results.add_argument("output", type=Path, help="the tournament's output folder")
+    results.add_argument("--format", choices=["json", "csv"], default="json")
+    results.set_defaults(run=_results)
     return parser
 
 

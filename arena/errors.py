@@ -2,10 +2,14 @@
 
     ArenaError               anything the arena reports to its user
       UsageError             bad command-line usage or configuration (exit status 2)
+        ConfigError          a tournament file with problems: every one, each as FILE:LINE: field: problem
+        FormatError          tournament-format parameters no schedule can meet (arena.tournament)
       ReplayError            a replay file that cannot be read
         ReplayMismatch       a replay line that disagrees with the rules
       SandboxError           a bot process that cannot be started (arena.sandbox)
       PluginError            a bot plugin that cannot be loaded, or registers its bots wrongly (exit status 2)
+      StoreError             an output folder that holds other results, or none (exit status 2)
+      WorkerFailed           a worker process that failed outside any bot's fault (arena.runner)
     RulesError (engine)      a request the rules do not allow
       IllegalAction          an answer not among the legal answers
       IllegalDeal            a round set up against the rules
@@ -15,6 +19,8 @@ The engine defines its own errors because it imports nothing of the project.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from arena.engine.errors import IllegalAction, IllegalDeal, RulesError, WrongPhase
 
@@ -29,10 +35,38 @@ class UsageError(ArenaError):
     exit_status = 2
 
 
+class ConfigError(UsageError):
+    """A configuration file that cannot be used. All its problems at once, so that one edit fixes them all;
+    each line reads FILE:LINE: field: problem, as compilers write, so that editors jump to it."""
+
+    def __init__(self, source: str, problems: Sequence[str]) -> None:
+        self.source = source
+        self.problems = tuple(problems)
+        if len(self.problems) == 1:
+            message = self.problems[0]
+        else:
+            message = "\n".join((f"{source}: {len(self.problems)} problems", *self.problems))
+        super().__init__(message)
+
+
+class FormatError(UsageError):
+    """A tournament format asked for something impossible: too few bots for a table, a candidate in its own field."""
+
+
 class PluginError(ArenaError):
     """A plugin that fails to import, raises in its hook, or clashes with another: names its distribution."""
 
     exit_status = 2  # the installation is misconfigured, as a bad configuration file is
+
+
+class StoreError(ArenaError):
+    """An output folder that cannot be used: another configuration's results, or no results at all."""
+
+    exit_status = 2
+
+
+class WorkerFailed(ArenaError):
+    """A worker could not play a match because of the arena's own failure, not a bot's."""
 
 
 class ReplayError(ArenaError):
@@ -51,12 +85,16 @@ class ReplayMismatch(ReplayError):
 
 __all__ = [
     "ArenaError",
+    "ConfigError",
+    "FormatError",
     "IllegalAction",
     "IllegalDeal",
     "PluginError",
     "ReplayError",
     "ReplayMismatch",
     "RulesError",
+    "StoreError",
     "UsageError",
+    "WorkerFailed",
     "WrongPhase",
 ]

@@ -1,0 +1,757 @@
+"""A tournament's configuration: one YAML file in, a frozen dataclass tree out, or every problem at once.
+
+Three layers, each for one reason:
+
+- a YAML loader that resolves scalars as YAML 1.2 does: only ``true``/``false`` are booleans, so a bot
+  called ``no`` or a sandbox ``off`` stays a string; no sexagesimal ``1:30``, no octal ``010``, no dates;
+- pydantic models (``extra="forbid"``, strict types) for the shape: keys, types, ranges, one field at a time;
+- checks across keys and against the world (rulesets, installed bots, files), run on the raw data so that
+  they are reported together with the shape's problems instead of after they are fixed.
+
+Every problem is mapped back to a line of the file through the composed YAML node tree and reported as
+``FILE:LINE: field.path: problem`` in one ConfigError. The result, TournamentConfig, holds no pydantic:
+the runner and the store see plain values with absolute paths. See docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import os
+import re
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import yaml
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from arena.engine import RULESETS
+from arena.errors import ConfigError
+from arena.players.host import BotCommand, Timing
+from arena.plugins.registry import NAME
+from arena.sandbox import Limits, SandboxError, SandboxLevel
+from arena.sandbox.command import resolve as find_program
+from arena.sandbox.command import sandbox_path
+
+DEFAULT_RULESET = "2019"
+DEFAULT_ROUNDS = 3
+NAME_MAX = 64
+HASH_VERSION = 1
+"""Part of what config_hash hashes: raised when the meaning of a hashed field changes."""
+
+Loc = tuple[str | int, ...]
+
+
+class Format(StrEnum):
+    """How bots are brought to tables (arena.tournament schedules each)."""
+
+    ROUND_ROBIN = "round-robin"
+    SWISS = "swiss"
+    GAUNTLET = "gauntlet"
+
+
+# ---------------------------------------------------------------------------------------------- the result
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """One bot of the tournament: an installed bot by its registry name, or a command to start."""
+
+    name: str
+    builtin: str | None = None
+    """The registry name (arena.plugins.load_registry()); the runner resolves it."""
+    command: BotCommand | None = None
+    """Absolute file arguments, the protocol and the bot's own directory."""
+
+    def __post_init__(self) -> None:
+        if (self.builtin is None) == (self.command is None):
+            raise ValueError(f"bot {self.name}: exactly one of builtin and command")
+
+
+@dataclass(frozen=True, slots=True)
+class GauntletConfig:
+    """Candidates each play the rest (the field); nobody else is ranked."""
+
+    candidates: tuple[str, ...]
+    repeats: int = 1
+    """How many times each of a candidate's tables is played, seats rotated."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    name: str
+    ruleset: str
+    format: Format
+    players_per_match: int
+    rounds: int
+    """Swiss rounds; unused by the other formats."""
+    repeats: int
+    """Round-robin: how many times each table is played, seats rotated; 1 for the other formats."""
+    duplicate: bool
+    seed: int
+    concurrency: int
+    sandbox: SandboxLevel
+    timing: Timing
+    limits: Limits
+    output: Path
+    """Absolute."""
+    bots: tuple[BotEntry, ...]
+    gauntlet: GauntletConfig | None
+    source: Path
+    """The YAML file, absolute."""
+    raw_text: str = field(repr=False)
+    """The file as read: kept beside the results so that a run can be told exactly what it was."""
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(bot.name for bot in self.bots)
+
+
+def load_config(path: Path | str) -> TournamentConfig:
+    """Read, check and resolve a tournament file; ConfigError listing every problem found."""
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(shown, [f"{shown}: no such file"]) from None
+    except IsADirectoryError:
+        raise ConfigError(shown, [f"{shown}: a directory, not a configuration file"]) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(shown, [f"{shown}: not UTF-8 text (byte {error.start})"]) from None
+    except OSError as error:
+        raise ConfigError(shown, [f"{shown}: cannot read it: {error.strerror}"]) from None
+    source = path.absolute()
+    base = source.parent.resolve()
+    parsed, root, data, problems = _parse(text)
+    model: _Tournament | None = None
+    if parsed:  # the data's problems join those of the duplicate keys
+        if not isinstance(data, dict):
+            what = "empty" if data is None else f"a {_kind(data)}"
+            problems.append(_Problem((), f"the file is {what}: it must be a mapping (name: ..., bots: ...)"))
+        else:
+            # Top-level keys starting with x- are the file's own: a place for YAML anchors, as in Compose files.
+            data = {key: value for key, value in data.items() if not (isinstance(key, str) and key.startswith("x-"))}
+            model, found = _validate(data, base, lambda loc: _locate(root, loc)[1])
+            problems += found
+    if problems or model is None:
+        raise ConfigError(shown, _render(problems, root, shown))
+    return _build(model, base, source, text)
+
+
+def config_hash(config: TournamentConfig) -> str:
+    """SHA-256 of what decides a tournament's results: everything but concurrency and output (and the file's
+    comments and layout). Paths count relative to the file's directory, so a moved project keeps its hash."""
+    base = config.source.parent.resolve()
+
+    def portable(part: str) -> str:
+        return os.path.relpath(part, base) if os.path.isabs(part) else part
+
+    def bot(entry: BotEntry) -> dict[str, Any]:
+        if entry.command is None:
+            return {"name": entry.name, "builtin": entry.builtin}
+        return {
+            "name": entry.name,
+            "command": [portable(part) for part in entry.command.command],
+            "protocol": entry.command.protocol,
+            "directory": portable(str(entry.command.directory)),
+        }
+
+    canonical = {
+        "hash_version": HASH_VERSION,
+        "name": config.name,
+        "ruleset": config.ruleset,
+        "format": config.format.value,
+        "players_per_match": config.players_per_match,
+        "rounds": config.rounds,
+        "repeats": config.repeats,
+        "duplicate": config.duplicate,
+        "seed": config.seed,
+        "sandbox": config.sandbox.value,
+        "timing": dataclasses.asdict(config.timing),
+        "limits": dataclasses.asdict(config.limits),
+        "bots": [bot(entry) for entry in config.bots],
+        "gauntlet": None if config.gauntlet is None else dataclasses.asdict(config.gauntlet),
+    }
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------ YAML
+
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_DROPPED = {_BOOL, _INT, _FLOAT, "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core-schema scalars: `no`, `on`, `1:30`, `010` and `2024-05-01` mean what
+    they look like (a string, a string, a string, ten, a string)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Loader.add_implicit_resolver(_INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+.0123456789"),
+)
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    assert isinstance(node, yaml.ScalarNode)
+    text = loader.construct_scalar(node)
+    try:
+        return int(text, 0) if text.startswith(("0o", "0x")) else int(text, 10)
+    except ValueError:
+        raise yaml.constructor.ConstructorError(None, None, f"not an integer: {text!r}", node.start_mark) from None
+
+
+_Loader.add_constructor(_INT, _construct_int)
+
+
+def _parse(text: str) -> tuple[bool, yaml.Node | None, object, list[_Problem]]:
+    """Whether the text is YAML, its node tree (for line numbers), its data, and its duplicate keys or its
+    syntax error."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        duplicates = list(_duplicate_keys(root))
+        # Constructing merges `<<` keys into their mappings in place, so the tree then has a line for them.
+        data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = error.problem or str(error)
+        if error.context and error.context_mark and error.context_mark is not mark:
+            problem += f" ({error.context}, line {error.context_mark.line + 1})"
+        return False, None, None, [_Problem((), problem, line=line)]
+    except yaml.YAMLError as error:
+        position = getattr(error, "position", 0) or 0
+        return False, None, None, [_Problem((), str(error).splitlines()[0], line=text.count("\n", 0, position) + 1)]
+    finally:
+        loader.dispose()
+    return True, root, data, duplicates
+
+
+def _duplicate_keys(node: yaml.Node | None, loc: Loc = (), seen: set[int] | None = None) -> Iterator[_Problem]:
+    """A key given twice in one mapping: YAML keeps the last silently, which hides a mistake."""
+    seen = set() if seen is None else seen
+    if node is None or id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        first: dict[str, int] = {}
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                continue
+            line = key.start_mark.line + 1
+            if key.value in first:
+                yield _Problem((*loc, key.value), f"given twice (first on line {first[key.value]})", line=line)
+            else:
+                first[key.value] = line
+            yield from _duplicate_keys(value, (*loc, key.value), seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _duplicate_keys(item, (*loc, index), seen)
+
+
+def _locate(root: yaml.Node | None, loc: Loc) -> tuple[yaml.Node | None, int]:
+    """The node at `loc` (None if the path leaves the tree) and its line: a key's own line, else the closest
+    parent's."""
+    if root is None:
+        return None, 1
+    node: yaml.Node = root
+    line = root.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            pair = next(
+                (
+                    pair
+                    for pair in reversed(node.value)
+                    if isinstance(pair[0], yaml.ScalarNode) and pair[0].value == str(part)
+                ),
+                None,
+            )
+            if pair is None:
+                return None, line
+            line = pair[0].start_mark.line + 1
+            node = pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return None, line
+    return node, line
+
+
+# ------------------------------------------------------------------------------------------------ shape
+
+
+def _custom(message: str) -> PydanticCustomError:
+    return PydanticCustomError("arena", message)
+
+
+def _safe_name(value: str) -> str:
+    """Names end up in file names and on the command line: no spaces, no slashes."""
+    if not NAME.match(value):
+        raise _custom("must be letters, digits, '.', '_' and '-', starting with a letter or digit")
+    if len(value) > NAME_MAX:
+        raise _custom(f"must be at most {NAME_MAX} characters")
+    return value
+
+
+def _number_as_text(value: object) -> object:
+    """`ruleset: 2019` is a number to YAML; the ruleset's name is the string."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _known_ruleset(value: str) -> str:
+    if value not in RULESETS:
+        raise _custom(f"unknown ruleset {value!r}{_suggest(value, list(RULESETS))} (known: {', '.join(RULESETS)})")
+    return value
+
+
+def _command_list(value: object) -> object:
+    if value is None:
+        return value
+    if isinstance(value, str):
+        raise _custom(
+            f"must be a list of strings, e.g. [{', '.join(value.split()) or 'python3, bot.py'}], not a string"
+        )
+    if not isinstance(value, list) or not value or not all(isinstance(part, str) and part for part in value):
+        raise _custom("must be a non-empty list of strings")
+    return value
+
+
+_Name = Annotated[str, AfterValidator(_safe_name)]
+_Positive = Annotated[int, Field(ge=1)]
+_TIMING = Timing()
+_LIMITS = Limits()
+
+
+def _cores() -> int:
+    """The cores this process may use (its affinity), not those the machine has."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _Limits(_Model):
+    move_ms: _Positive = _TIMING.move_ms
+    startup_ms: _Positive = _TIMING.startup_ms
+    memory_mb: _Positive = _LIMITS.memory_mb
+    cpu_s: _Positive = _LIMITS.cpu_s
+    processes: _Positive = _LIMITS.processes
+    open_files: _Positive = _LIMITS.open_files
+    file_size_mb: _Positive = _LIMITS.file_size_mb
+    stderr_kb: _Positive = _LIMITS.stderr_kb
+
+
+class _Bot(_Model):
+    name: _Name
+    builtin: str | None = None
+    command: Annotated[list[str], BeforeValidator(_command_list)] | None = None
+    protocol: Literal["zmq", "stdio"] | None = None
+    dir: Annotated[str, Field(min_length=1)] | None = None
+
+
+class _Gauntlet(_Model):
+    candidates: Annotated[list[str], Field(min_length=1)]
+    repeats: _Positive = 1
+
+
+class _Tournament(_Model):
+    name: _Name
+    ruleset: Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_known_ruleset)] = DEFAULT_RULESET
+    format: Literal["round-robin", "swiss", "gauntlet"]
+    players_per_match: int
+    rounds: _Positive = DEFAULT_ROUNDS
+    repeats: _Positive = 1
+    duplicate: bool = False
+    seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
+    concurrency: _Positive = Field(default_factory=_cores)
+    sandbox: Literal["strict", "basic", "none"] = "strict"
+    limits: _Limits = _Limits()
+    output: Annotated[str, Field(min_length=1)] | None = None
+    bots: Annotated[list[_Bot], Field(min_length=1)]
+    gauntlet: _Gauntlet | None = None
+
+
+# ------------------------------------------------------------------------------------------------ checks
+
+
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    loc: Loc
+    message: str
+    line: int | None = None
+    """The line, when known without the tree (a syntax error, a key given twice)."""
+    at: Loc | None = None
+    """The key to point at when not `loc` itself (a missing section: the key that asks for it)."""
+
+
+def _validate(
+    data: dict[str, Any], base: Path, line_of: Callable[[Loc], int]
+) -> tuple[_Tournament | None, list[_Problem]]:
+    """The model, or None; and every problem: the shape's, then the checks' on fields the shape did not
+    already fault."""
+    problems: list[_Problem] = []
+    model = None
+    try:
+        model = _Tournament.model_validate(data)
+    except ValidationError as error:
+        problems = [_Problem(tuple(detail["loc"]), _message(detail)) for detail in error.errors()]
+    faulted = {problem.loc for problem in problems}
+    problems += [
+        problem
+        for problem in _checks(data, base, line_of)
+        if not any(problem.loc[: len(loc)] == loc for loc in faulted)
+    ]
+    return model, problems
+
+
+def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) -> Iterator[_Problem]:
+    """What one field's type cannot say. Reads the raw data and skips what has the wrong type: the shape's
+    check reports that."""
+    fmt = data.get("format")
+    ruleset = _number_as_text(data.get("ruleset", DEFAULT_RULESET))
+    ppm = data.get("players_per_match")
+    ppm = ppm if isinstance(ppm, int) and not isinstance(ppm, bool) else None
+    if ruleset in RULESETS and ppm is not None:
+        rules = RULESETS[ruleset]
+        if not rules.min_players <= ppm <= rules.max_players:
+            yield _Problem(
+                ("players_per_match",),
+                f"the {ruleset} ruleset is for {rules.min_players} to {rules.max_players} players, not {ppm}",
+            )
+    formats = [member.value for member in Format]
+    if fmt in formats:
+        if "rounds" in data and fmt != Format.SWISS:
+            yield _Problem(("rounds",), f"only for format swiss, not {fmt}")
+        if "repeats" in data and fmt != Format.ROUND_ROBIN:
+            where = "; a gauntlet has gauntlet.repeats" if fmt == Format.GAUNTLET else ""
+            yield _Problem(("repeats",), f"only for format round-robin, not {fmt}{where}")
+        if fmt == Format.GAUNTLET and data.get("gauntlet") is None:
+            yield _Problem(
+                ("gauntlet",), "required for format gauntlet, e.g. gauntlet: {candidates: [alice, bob]}", at=("format",)
+            )
+        if fmt != Format.GAUNTLET and "gauntlet" in data:
+            yield _Problem(("gauntlet",), f"only for format gauntlet, not {fmt}")
+    output = data.get("output")
+    if isinstance(output, str) and output and (base / output).exists() and not (base / output).is_dir():
+        yield _Problem(("output",), f"{base / output} is a file, not a directory")
+
+    bots = data.get("bots")
+    if not isinstance(bots, list):
+        return
+    names: dict[str, int] = {}
+    for index, bot in enumerate(bots):
+        if not isinstance(bot, dict):
+            continue
+        name = bot.get("name")
+        if isinstance(name, str):
+            if name in names:
+                first = names[name]
+                yield _Problem(
+                    ("bots", index, "name"),
+                    f"{name!r} is taken: bots[{first}] (line {line_of(('bots', first, 'name'))}) has it",
+                )
+            else:
+                names[name] = index
+        yield from _bot_checks(bot, ("bots", index), base, data.get("sandbox", "strict"))
+    if ppm is not None and ppm >= 1 and bots and len(bots) < ppm:
+        yield _Problem(("bots",), f"{_count(len(bots), 'bot')}, too few for {ppm} per table (players_per_match)")
+        return
+    gauntlet = data.get("gauntlet")
+    if fmt == Format.GAUNTLET and isinstance(gauntlet, dict) and isinstance(gauntlet.get("candidates"), list):
+        yield from _gauntlet_checks(gauntlet["candidates"], names, ppm)
+
+
+def _gauntlet_checks(candidates: list[Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
+    chosen: set[str] = set()
+    for index, candidate in enumerate(candidates):
+        if not isinstance(candidate, str):
+            continue
+        loc = ("gauntlet", "candidates", index)
+        if candidate in chosen:
+            yield _Problem(loc, f"{candidate!r} is named twice")
+        elif candidate not in names:
+            yield _Problem(loc, f"no bot named {candidate!r} in bots{_suggest(candidate, list(names))}")
+        chosen.add(candidate)
+    field_size = len([name for name in names if name not in chosen])
+    if ppm is not None and ppm >= 2 and field_size < ppm - 1:
+        yield _Problem(
+            ("gauntlet", "candidates"),
+            f"{_count(field_size, 'bot')} left for the field, too few for {ppm} per table: it needs {ppm - 1}",
+        )
+
+
+def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -> Iterator[_Problem]:
+    builtin, command = bot.get("builtin"), bot.get("command")
+    if builtin is not None and command is not None:
+        yield _Problem((*loc, "command"), "a bot has builtin or command, not both")
+    elif builtin is None and command is None:
+        yield _Problem(loc, "needs builtin (an installed bot) or command (a program to start)")
+    if builtin is not None:
+        for key in ("protocol", "dir"):
+            if key in bot:
+                yield _Problem((*loc, key), f"only for a command bot: a built-in bot brings its own {key}")
+        if isinstance(builtin, str):
+            from arena.plugins import load_registry  # imports every installed plugin: only when needed
+
+            known = list(load_registry())
+            if builtin not in known:
+                yield _Problem(
+                    (*loc, "builtin"),
+                    f"no bot {builtin!r} is installed{_suggest(builtin, known)}"
+                    f" (installed: {', '.join(sorted(known)) or 'none'}; see arena bots)",
+                )
+        return
+    written = bot.get("dir")
+    if isinstance(written, str) and written and not (base / written).is_dir():
+        yield _Problem((*loc, "dir"), f"no such directory: {base / written}")
+        return
+    if not (isinstance(command, list) and command and all(isinstance(part, str) and part for part in command)):
+        return
+    directory = _bot_directory(command, written if isinstance(written, str) else None, base)
+    try:  # as the launcher will: a program with a slash in its directory or the YAML's, else on the bot's PATH
+        find_program(_absolute_command(command, base), directory, _bot_path(sandbox))
+    except SandboxError as error:
+        yield _Problem((*loc, "command"), str(error))
+    if sandbox == SandboxLevel.STRICT.value:
+        for old, new in zip(command, _absolute_command(command, base), strict=True):
+            if new != old and not Path(new).is_relative_to(directory):
+                yield _Problem(
+                    (*loc, "command"),
+                    f"{old} is outside the bot's directory {directory}, which is all a strict sandbox shows"
+                    " of its files: move it there, or set dir",
+                )
+
+
+def _bot_path(sandbox: object) -> str:
+    """The PATH a bot gets: the arena's own, unless sandboxed (then the arena's Python environment first)."""
+    return os.environ.get("PATH", os.defpath) if sandbox == SandboxLevel.NONE.value else sandbox_path()
+
+
+def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
+    """The arguments that name files made absolute (BotCommand.in_directory) and resolved as well: a path
+    through `..` fails inside a sandbox that shows the target's directory but not the one it was written from."""
+    absolute = BotCommand.in_directory("-", tuple(written), "zmq", base).command
+    return tuple(str(Path(new).resolve()) if new != old else old for old, new in zip(written, absolute, strict=True))
+
+
+def _bot_directory(command: Sequence[str], written: str | None, base: Path) -> Path:
+    """The bot's own directory: as written, else that of the first argument naming a file, else the YAML's."""
+    if written:
+        return (base / written).resolve()
+    for part in command:
+        if not Path(part).is_absolute() and (base / part).is_file():
+            return (base / part).parent.resolve()
+    return base
+
+
+# ------------------------------------------------------------------------------------------------ words
+
+
+def _message(detail: ErrorDetails) -> str:
+    """pydantic's error in the words of a configuration file."""
+    kind, value, ctx = detail["type"], detail.get("input"), detail.get("ctx") or {}
+    if kind == "arena":
+        return detail["msg"]
+    if kind == "missing":
+        return "required"
+    if kind == "extra_forbidden":
+        return _unknown_key(tuple(detail["loc"]))
+    if kind == "string_type":
+        hint = f" (quote it: {_scalar_hint(value)})" if isinstance(value, (bool, int, float)) else ""
+        return f"must be a string, not {_shown(value)}{hint}"
+    if kind in ("int_type", "int_from_float", "int_parsing"):
+        return f"must be a whole number, not {_shown(value)}"
+    if kind == "bool_type":
+        return f"must be true or false, not {_shown(value)}"
+    if kind == "literal_error":
+        return f"must be {ctx.get('expected', 'one of the listed values')}, not {_shown(value)}"
+    if kind == "list_type":
+        return f"must be a list, not {_shown(value)}"
+    if kind in ("too_short", "string_too_short"):
+        return "must not be empty"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx['ge']}, not {_shown(value)}"
+    if kind == "less_than":
+        return f"must be less than {ctx['lt']}, not {_shown(value)}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"must be a mapping (key: value), not {_shown(value)}"
+    message = detail["msg"]
+    return message[:1].lower() + message[1:]
+
+
+def _unknown_key(loc: Loc) -> str:
+    key = str(loc[-1])
+    known = _keys_at(loc[:-1])
+    suggestion = _suggest(key, known)
+    if suggestion:
+        return f"unknown key{suggestion}"
+    if not loc[:-1]:
+        for section in ("limits", "gauntlet"):
+            if key in _keys_at((section,)):
+                return f"unknown key here; it belongs under {section} ({section}: {{{key}: ...}})"
+    return f"unknown key (known here: {', '.join(known)})"
+
+
+def _keys_at(loc: Loc) -> list[str]:
+    """The keys the model allows at `loc` (a mapping's path, list indices included)."""
+    annotation: Any = _Tournament
+    for part in loc:
+        annotation = _unwrap(annotation)
+        if isinstance(part, int):
+            args = get_args(annotation)
+            annotation = args[0] if get_origin(annotation) is list and args else None
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel) and part in annotation.model_fields:
+            annotation = annotation.model_fields[part].annotation
+        else:
+            return []
+    annotation = _unwrap(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return list(annotation.model_fields)
+    return []
+
+
+def _unwrap(annotation: Any) -> Any:
+    """X from X | None and from Annotated[X, ...]."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            members = [arg for arg in get_args(annotation) if arg is not type(None)]
+            if len(members) != 1:
+                return annotation
+            annotation = members[0]
+        else:
+            return annotation
+
+
+def _suggest(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not close:
+        lowered = {choice.lower(): choice for choice in choices}
+        close = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return repr(value)
+    return f"a {_kind(value)}"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+def _scalar_hint(value: object) -> str:
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return f'"{text}"'
+
+
+def _count(count: int, one: str) -> str:
+    return f"{count} {one if count == 1 else one + 's'}"
+
+
+def _path(loc: Loc) -> str:
+    """bots[1].command, as a reader of the file would write it."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _render(problems: Sequence[_Problem], root: yaml.Node | None, shown: str) -> list[str]:
+    """FILE:LINE: field.path: problem, in the order of the file, each once."""
+    lines: list[tuple[int, str]] = []
+    for problem in problems:
+        line = problem.line if problem.line is not None else _locate(root, problem.at or problem.loc)[1]
+        where = _path(problem.loc)
+        lines.append(
+            (line, f"{shown}:{line}: {where}: {problem.message}" if where else f"{shown}:{line}: {problem.message}")
+        )
+    unique = dict.fromkeys(text for _, text in sorted(lines, key=lambda item: item[0]))
+    return list(unique)
+
+
+# ------------------------------------------------------------------------------------------------ build
+
+
+def _build(model: _Tournament, base: Path, source: Path, text: str) -> TournamentConfig:
+    limits = model.limits
+    return TournamentConfig(
+        name=model.name,
+        ruleset=model.ruleset,
+        format=Format(model.format),
+        players_per_match=model.players_per_match,
+        rounds=model.rounds,
+        repeats=model.repeats,
+        duplicate=model.duplicate,
+        seed=model.seed,
+        concurrency=model.concurrency,
+        sandbox=SandboxLevel(model.sandbox),
+        timing=Timing(move_ms=limits.move_ms, startup_ms=limits.startup_ms),
+        limits=Limits(
+            memory_mb=limits.memory_mb,
+            cpu_s=limits.cpu_s,
+            processes=limits.processes,
+            open_files=limits.open_files,
+            file_size_mb=limits.file_size_mb,
+            stderr_kb=limits.stderr_kb,
+        ),
+        output=(base / (model.output or f"results/{model.name}")).resolve(),
+        bots=tuple(_entry(bot, base) for bot in model.bots),
+        gauntlet=None
+        if model.gauntlet is None
+        else GauntletConfig(tuple(model.gauntlet.candidates), model.gauntlet.repeats),
+        source=source,
+        raw_text=text,
+    )
+
+
+def _entry(bot: _Bot, base: Path) -> BotEntry:
+    if bot.builtin is not None:
+        return BotEntry(bot.name, builtin=bot.builtin)
+    assert bot.command is not None
+    written = tuple(bot.command)
+    protocol = bot.protocol or "zmq"
+    command = _absolute_command(written, base)
+    return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, _bot_directory(written, bot.dir, base)))
+
+
+__all__ = ["BotEntry", "Format", "GauntletConfig", "TournamentConfig", "config_hash", "load_config"]

@@ -1,0 +1,119 @@
+"""Where matches run. The runner only needs `run(jobs)` yielding results as they finish; the local pool
+of worker processes is one way, a cluster backend is another (see docs/cluster.md when it exists)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import traceback
+from collections.abc import Iterator, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Protocol
+
+from arena.config import TournamentConfig
+from arena.errors import WorkerFailed
+from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.worker import MatchWorker
+from arena.sandbox import kill_all, linux
+
+STOP_GRACE_S = 5.0
+"""At a normal end, how long workers get to shut their bots down."""
+
+
+class Executor(Protocol):
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+        """Play every job; yield each result as it is done, in any order."""
+        ...
+
+    def close(self) -> None:
+        """Stop the workers and every bot process they kept."""
+        ...
+
+
+class LocalExecutor:
+    """`workers` processes on this machine, each keeping its bot processes from match to match."""
+
+    def __init__(self, config: TournamentConfig, workers: int) -> None:
+        context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
+        self._tasks: multiprocessing.Queue[MatchJob | None] = context.Queue()
+        self._results: multiprocessing.Queue[tuple[str, object]] = context.Queue()
+        self._processes: list[BaseProcess] = [
+            context.Process(target=_serve, args=(config, self._tasks, self._results), name=f"arena-worker-{n}")
+            for n in range(workers)
+        ]
+        for process in self._processes:
+            process.start()
+
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+        for job in jobs:
+            self._tasks.put(job)
+        for _ in jobs:
+            kind, payload = self._next()
+            if kind == "error":
+                raise WorkerFailed(str(payload))
+            assert isinstance(payload, MatchDone)
+            yield payload
+
+    def _next(self) -> tuple[str, object]:
+        while True:
+            try:
+                return self._results.get(timeout=0.5)
+            except queue.Empty:
+                dead = [p for p in self._processes if not p.is_alive()]
+                if dead:
+                    raise WorkerFailed(
+                        f"worker {dead[0].name} died (exit status {dead[0].exitcode}); finished matches are kept:"
+                        " run the same command again to resume"
+                    ) from None
+
+    def close(self) -> None:
+        for _ in self._processes:
+            self._tasks.put(None)
+        for process in self._processes:
+            process.join(STOP_GRACE_S)
+        self.terminate()
+
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C): each worker kills its bots on SIGTERM; survivors are killed."""
+        for process in self._processes:
+            if process.is_alive():
+                process.terminate()
+        for process in self._processes:
+            process.join(STOP_GRACE_S)
+            if process.is_alive():
+                process.kill()
+                process.join(1)
+        kill_all()
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve(
+    config: TournamentConfig,
+    tasks: multiprocessing.Queue[MatchJob | None],
+    results: multiprocessing.Queue[tuple[str, object]],
+) -> None:
+    """A worker process: play jobs until told to stop; never leave a bot process behind."""
+    signal.signal(signal.SIGTERM, _interrupted)
+    linux.set_parent_death_signal(signal.SIGTERM)  # an arena killed outright takes its workers along
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        return  # the arena died before the line above took effect
+    worker = MatchWorker(config)
+    try:
+        while (job := tasks.get()) is not None:
+            try:
+                results.put(("done", worker.play(job)))
+            except Exception:
+                results.put(("error", f"match {job.match_id}: {traceback.format_exc()}"))
+        worker.close()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for host in worker.hosts.values():
+            host.kill()
+        kill_all()

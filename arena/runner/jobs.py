@@ -1,0 +1,45 @@
+"""What the runner hands a worker and gets back: plain values, so any executor can carry them."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    match_id: str
+    round: int
+    seats: tuple[str, ...]
+    """Bot names in seat order."""
+    deal_key: str
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRow:
+    seat: int
+    bot: str
+    reason: str
+    detail: str
+    stderr_tail: str
+    after_match: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDone:
+    job: MatchJob
+    winners: tuple[int, ...]
+    ranking: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    faults: tuple[FaultRow, ...]
+    duration_s: float
+    replay: str
+    """The replay file's text (JSON lines): a worker on another machine has no access to the output."""
+
+
+def match_seed(tournament_seed: int, deal_key: str) -> int:
+    """A match's seed from the tournament's and the match's identity alone: the same at any concurrency,
+    in any order, on any machine."""
+    digest = hashlib.sha256(f"{tournament_seed}/{deal_key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # fits an SQLite integer

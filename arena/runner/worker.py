@@ -1,0 +1,71 @@
+"""Plays matches one after another in one process, keeping each bot's process from match to match."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from arena.config import BotEntry, TournamentConfig
+from arena.engine import Match, get_ruleset
+from arena.players import Player
+from arena.players.host import BotCommand, BotHost
+from arena.players.remote import RemotePlayer
+from arena.plugins import load_registry
+from arena.replay.lines import dump_line, replay_lines
+from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.runner.referee import play_match
+
+
+class MatchWorker:
+    """Built-in bots with an in-process player play in-process (trusted, fastest); every other bot is a
+    sandboxed subprocess, started on first use and kept until `close`."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self.ruleset = get_ruleset(config.ruleset)
+        self.entries = {bot.name: bot for bot in config.bots}
+        self.hosts: dict[str, BotHost] = {}
+        self.registry = load_registry()
+
+    def play(self, job: MatchJob) -> MatchDone:
+        started = time.monotonic()
+        match = Match(self.ruleset, list(job.seats), job.seed)
+        outcome = play_match(match, [self._player(name) for name in job.seats], job.match_id)
+        faults = tuple(
+            FaultRow(f.seat, job.seats[f.seat], f.reason.value, f.detail, f.stderr_tail, f.after_match)
+            for f in outcome.faults
+        )
+        result = outcome.result
+        return MatchDone(
+            job=job,
+            winners=tuple(result.winners),
+            ranking=tuple(tuple(place) for place in result.ranking),
+            tokens=tuple(result.tokens),
+            faults=faults,
+            duration_s=time.monotonic() - started,
+            replay="".join(dump_line(line) for line in replay_lines(match, job.match_id)),
+        )
+
+    def _player(self, name: str) -> Player:
+        entry = self.entries[name]
+        if entry.builtin is not None:
+            spec = self.registry.lookup(entry.builtin).spec
+            if spec.player is not None:
+                return spec.player(self.config.timing.move_ms)
+        host = self.hosts.get(name)
+        if host is None:
+            host = self.hosts[name] = BotHost(
+                self._command(entry), self.config.timing, self.config.sandbox, self.config.limits
+            )
+        return RemotePlayer(host)
+
+    def _command(self, entry: BotEntry) -> BotCommand:
+        if entry.command is not None:
+            return entry.command
+        return replace(self.registry.lookup(entry.builtin or "").bot_command(), name=entry.name)
+
+    def close(self) -> None:
+        """Ask every kept bot to shut down; kill what does not."""
+        for host in self.hosts.values():
+            host.shutdown()
+        self.hosts.clear()

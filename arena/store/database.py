@@ -1,0 +1,202 @@
+"""The tournament's results in SQLite (WAL), written match by match, and its replays beside them.
+
+One output folder holds one tournament. Opening it with a configuration whose hash differs from the
+stored one is refused (unless restarting), so results of two different tournaments never mix; opening
+it with the same configuration resumes: finished matches are kept and only the others are played.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import StoreError
+from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.tournament import MatchRecord
+
+DATABASE = "results.sqlite"
+REPLAYS = "replays"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    match_id TEXT PRIMARY KEY,
+    round INTEGER NOT NULL,
+    seats TEXT NOT NULL,          -- JSON list of bot names, seat order
+    deal_key TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL,         -- "done": played to the end and recorded
+    winners TEXT NOT NULL,        -- JSON list of seats
+    ranking TEXT NOT NULL,        -- JSON list of places, each a list of seats
+    tokens TEXT NOT NULL,         -- JSON list, per seat
+    duration_s REAL NOT NULL,
+    replay TEXT NOT NULL,         -- path relative to the output folder
+    finished_at REAL NOT NULL     -- Unix time
+);
+CREATE TABLE IF NOT EXISTS faults (
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    stderr_tail TEXT NOT NULL,
+    after_match INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_id);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    job: MatchJob
+    winners: tuple[int, ...]
+    ranking: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    faults: tuple[FaultRow, ...]
+    duration_s: float
+    replay: Path | None
+    """Absolute; None for a bye."""
+    finished_at: float
+
+    def record(self) -> MatchRecord:
+        """As the standings take it. A bot failing on match_end leaves the result standing: not counted here."""
+        job = self.job
+        faults = tuple((f.seat, f.reason) for f in self.faults if not f.after_match)
+        return MatchRecord(job.match_id, job.round, job.seats, self.ranking, self.winners, faults)
+
+
+class ResultStore:
+    def __init__(self, output: Path, connection: sqlite3.Connection) -> None:
+        self.output = output
+        self._db = connection
+
+    @classmethod
+    def create_or_resume(cls, output: Path, config_hash: str, meta: dict[str, str], restart: bool) -> ResultStore:
+        """The store of `output` for this configuration: new, resumed, or (restart) emptied first."""
+        path = output / DATABASE
+        if restart and output.exists():
+            path.unlink(missing_ok=True)
+            for suffix in ("-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            shutil.rmtree(output / REPLAYS, ignore_errors=True)
+        output.mkdir(parents=True, exist_ok=True)
+        (output / REPLAYS).mkdir(exist_ok=True)
+        store = cls(output, _connect(path))
+        stored = store.meta().get("config_hash")
+        if stored is None:
+            store._write_meta({**meta, "config_hash": config_hash, "created_at": str(time.time())})
+        elif stored != config_hash:
+            store.close()
+            raise StoreError(
+                f"{output} holds the results of a different configuration of "
+                f"{store_name(meta, stored)}; use another output folder, or --restart to discard those results"
+            )
+        return store
+
+    @classmethod
+    def open_existing(cls, output: Path) -> ResultStore:
+        path = output / DATABASE
+        if not path.exists():
+            raise StoreError(f"{output}: no tournament results here (no {DATABASE})")
+        return cls(output, _connect(path))
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+
+    def _write_meta(self, values: dict[str, str]) -> None:
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._write_meta({key: value})
+
+    def finished_ids(self) -> set[str]:
+        return {row[0] for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'done'")}
+
+    def record(self, done: MatchDone) -> Path:
+        """Write the replay, then the match and its faults in one transaction; the replay's path."""
+        job = done.job
+        replay = self.output / REPLAYS / f"{job.match_id}.jsonl"
+        partial = replay.with_name(replay.name + ".partial")
+        partial.write_text(done.replay, encoding="utf-8")
+        partial.replace(replay)
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)",
+                (
+                    job.match_id,
+                    job.round,
+                    json.dumps(list(job.seats)),
+                    job.deal_key,
+                    job.seed,
+                    json.dumps(list(done.winners)),
+                    json.dumps([list(place) for place in done.ranking]),
+                    json.dumps(list(done.tokens)),
+                    done.duration_s,
+                    str(replay.relative_to(self.output)),
+                    time.time(),
+                ),
+            )
+            self._db.execute("DELETE FROM faults WHERE match_id = ?", (job.match_id,))
+            self._db.executemany(
+                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (job.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match))
+                    for f in done.faults
+                ],
+            )
+        return replay
+
+    def record_bye(self, job: MatchJob) -> None:
+        """A bye: a one-seat table that is not played; standings score it."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', '[]', '[[0]]', '[0]', 0, '', ?)",
+                (job.match_id, job.round, json.dumps(list(job.seats)), job.deal_key, job.seed, time.time()),
+            )
+
+    def matches(self) -> Iterator[StoredMatch]:
+        """Every finished match, in the order they were scheduled (round, then id)."""
+        faults: dict[str, list[FaultRow]] = {}
+        for match_id, seat, bot, reason, detail, tail, after in self._db.execute(
+            "SELECT match_id, seat, bot, reason, detail, stderr_tail, after_match FROM faults ORDER BY rowid"
+        ):
+            faults.setdefault(match_id, []).append(FaultRow(seat, bot, reason, detail, tail, bool(after)))
+        rows = self._db.execute(
+            "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay, finished_at"
+            " FROM matches WHERE status = 'done' ORDER BY round, match_id"
+        )
+        for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished in rows:
+            yield StoredMatch(
+                job=MatchJob(match_id, round_, tuple(json.loads(seats)), deal_key, seed),
+                winners=tuple(json.loads(winners)),
+                ranking=tuple(tuple(place) for place in json.loads(ranking)),
+                tokens=tuple(json.loads(tokens)),
+                faults=tuple(faults.get(match_id, ())),
+                duration_s=duration,
+                replay=self.output / replay if replay else None,
+                finished_at=finished,
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def store_name(meta: dict[str, str], stored_hash: str) -> str:
+    return f"tournament {meta.get('name', '?')!r} (stored configuration {stored_hash[:12]})"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    try:
+        connection = sqlite3.connect(path, timeout=30)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the database consistent across a crash
+        connection.executescript(SCHEMA)
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"{path}: not a results database this arena can use ({error})") from None
+    return connection

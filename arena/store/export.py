@@ -1,0 +1,140 @@
+"""The stored results as rows for people (a table) and programs (JSON, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from arena.store.database import ResultStore
+from arena.tournament import Standing, cross_table, standings
+
+Row = dict[str, Any]
+
+
+def match_rows(store: ResultStore) -> list[Row]:
+    rows = []
+    for stored in store.matches():
+        job = stored.job
+        rows.append(
+            {
+                "match_id": job.match_id,
+                "round": job.round,
+                "seats": list(job.seats),
+                "deal_key": job.deal_key,
+                "seed": job.seed,
+                "bye": len(job.seats) == 1,
+                "winners": [job.seats[s] for s in stored.winners],
+                "ranking": [[job.seats[s] for s in place] for place in stored.ranking],
+                "tokens": list(stored.tokens),
+                "faults": [
+                    {"seat": f.seat, "bot": f.bot, "reason": f.reason, "detail": f.detail, "after_match": f.after_match}
+                    for f in stored.faults
+                ],
+                "duration_s": round(stored.duration_s, 3),
+                "replay": str(stored.replay) if stored.replay else None,
+            }
+        )
+    return rows
+
+
+def bots_of(store: ResultStore) -> list[str]:
+    return json.loads(store.meta().get("bots", "[]"))
+
+
+def current_standings(store: ResultStore) -> list[Standing]:
+    return standings(bots_of(store), [stored.record() for stored in store.matches()])
+
+
+def standing_rows(store: ResultStore, only: set[str] | None = None) -> list[Row]:
+    return [
+        {
+            "rank": s.rank,
+            "bot": s.bot,
+            "matches": s.matches,
+            "wins": s.wins,
+            "win_rate": round(s.win_rate, 4),
+            "win_low": round(s.win_low, 4),
+            "win_high": round(s.win_high, 4),
+            "score": round(s.score, 4),
+            "opponents_score": round(s.opponents_score, 4),
+            "rating": round(s.rating, 3),
+            "faults": dict(sorted(s.faults.items())),
+        }
+        for s in current_standings(store)
+        if only is None or s.bot in only
+    ]
+
+
+def write_rows(rows: Sequence[Row], fmt: str, stream: TextIO) -> None:
+    if fmt == "json":
+        json.dump(list(rows), stream, indent=2)
+        stream.write("\n")
+        return
+    if not rows:
+        return
+    writer = csv.DictWriter(stream, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _cell(value) for key, value in row.items()})
+
+
+def _cell(value: object) -> object:
+    """Lists and objects in one CSV cell: as compact JSON, which a spreadsheet shows and a program reads."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return value
+
+
+def print_standings(store: ResultStore, stream: TextIO) -> None:
+    meta = store.meta()
+    table = current_standings(store)
+    header = ["#", "bot", "matches", "wins", "win rate [95%]", "score", "opp. score", "rating", "faults"]
+    lines = [header]
+    for s in table:
+        faults = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
+        lines.append(
+            [
+                str(s.rank),
+                s.bot,
+                str(s.matches),
+                str(s.wins),
+                f"{s.win_rate:5.1%} [{s.win_low:.0%}, {s.win_high:.0%}]",
+                f"{s.score:.2f}",
+                f"{s.opponents_score:.2f}",
+                f"{s.rating:.2f}",
+                faults,
+            ]
+        )
+    stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(list(store.matches()))} matches\n")
+    _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7})
+    if meta.get("players_per_match") == "2":
+        bots = [s.bot for s in table]
+        cells = cross_table(bots, [stored.record() for stored in store.matches()])
+        lines = [["", *bots]]
+        for row in bots:
+            lines.append([row, *("-" if row == col else "{}-{}-{}".format(*cells[row][col]) for col in bots)])
+        stream.write("\nhead to head (wins-losses-draws of the row against the column)\n")
+        _write_aligned(lines, stream, right=set(range(1, len(bots) + 1)))
+
+
+def _write_aligned(lines: list[list[str]], stream: TextIO, right: set[int]) -> None:
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    for line in lines:
+        pairs = enumerate(zip(line, widths, strict=True))
+        cells = [cell.rjust(width) if i in right else cell.ljust(width) for i, (cell, width) in pairs]
+        stream.write("  ".join(cells).rstrip() + "\n")
+
+
+def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
+    """One row per candidate, for a gradebook: the standings' columns, faults counted per kind."""
+    rows = standing_rows(store, only=set(json.loads(store.meta().get("candidates", "[]"))))
+    reasons = sorted({reason for row in rows for reason in row["faults"]})
+    flat = [
+        {**{k: v for k, v in row.items() if k != "faults"}, **{f"faults_{r}": row["faults"].get(r, 0) for r in reasons}}
+        for row in rows
+    ]
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        write_rows(flat, "csv", stream)

@@ -1,0 +1,48 @@
+"""Tournament files for the runner's tests: built-in bots in-process, and sandboxed bot programs."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tournament_file(tmp_path: Path, marker: str) -> Callable[..., Path]:
+    """Write a tournament file; `programs` adds that many copies of the example bot as sandboxed programs."""
+    bot_dir = tmp_path / "student"
+    bot_dir.mkdir()
+    shutil.copy(ROOT / "examples" / "random_bot.py", bot_dir / "bot.py")
+
+    def write(
+        name: str = "t",
+        fmt: str = "round-robin",
+        builtins: tuple[str, ...] = ("random", "heuristic", "random"),
+        programs: int = 0,
+        extra: str = "",
+        per_table: int = 2,
+        output: str = "out",
+        concurrency: int = 2,
+    ) -> Path:
+        lines = [
+            f"name: {name}",
+            f"format: {fmt}",
+            f"players_per_match: {per_table}",
+            "seed: 7",
+            f"concurrency: {concurrency}",
+            "sandbox: strict",
+            "limits: {move_ms: 2000, startup_ms: 20000}",
+            f"output: {output}",
+            "bots:",
+        ]
+        lines += [f"  - {{name: {kind}-{n}, builtin: {kind}}}" for n, kind in enumerate(builtins)]
+        lines += [f"  - {{name: student-{n}, command: [python3, student/bot.py, {marker}]}}" for n in range(programs)]
+        path = tmp_path / f"{name}.yaml"
+        path.write_text("\n".join(lines) + "\n" + extra)
+        return path
+
+    return write

@@ -1,0 +1,169 @@
+"""Whole tournaments: scheduled, played by real bot processes, recorded, resumed, reproduced."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.config import TournamentConfig, load_config
+from arena.errors import StoreError
+from arena.runner.executor import LocalExecutor
+from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.tournament import run_tournament
+from arena.store import ResultStore
+from arena.store.export import match_rows, standing_rows
+from tests.conftest import find_processes
+
+MakeFile = Callable[..., Path]
+
+
+def results(output: Path) -> list[dict[str, object]]:
+    """What a run decided, without what differs from run to run (durations, paths)."""
+    store = ResultStore.open_existing(output)
+    try:
+        return [{k: v for k, v in row.items() if k not in ("duration_s", "replay")} for row in match_rows(store)]
+    finally:
+        store.close()
+
+
+def standings_of(output: Path) -> list[dict[str, object]]:
+    store = ResultStore.open_existing(output)
+    try:
+        return standing_rows(store)
+    finally:
+        store.close()
+
+
+def test_a_round_robin_is_played_recorded_and_its_replays_verify(tournament_file: MakeFile, capsys) -> None:
+    config = load_config(tournament_file(programs=1))
+    summary = run_tournament(config, progress=False)
+    rows = results(config.output)
+    assert summary.matches == summary.played == len(rows) == 6  # 4 bots, 2 a table: every pair once
+    assert {frozenset(row["seats"]) for row in rows} == {
+        frozenset(pair) for pair in [(a, b) for a in config.bot_names for b in config.bot_names if a < b]
+    }
+    replays = sorted((config.output / "replays").glob("*.jsonl"))
+    assert len(replays) == 6
+    assert all(main(["replay", str(replay), "--verify"]) == 0 for replay in replays)
+    capsys.readouterr()
+    table = standings_of(config.output)
+    assert sorted(row["bot"] for row in table) == sorted(config.bot_names)
+    assert sum(row["matches"] for row in table) == 12
+    assert main(["standings", str(config.output), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == table
+
+
+def test_results_are_the_same_at_any_concurrency(tournament_file: MakeFile) -> None:
+    one = load_config(tournament_file(name="one", output="out1", concurrency=1, programs=1))
+    two = load_config(tournament_file(name="one", output="out2", concurrency=2, programs=1))
+    run_tournament(one, progress=False)
+    run_tournament(two, progress=False)
+    assert results(one.output) == results(two.output)
+
+
+class StopAfter:
+    """A local executor that is interrupted (as by Ctrl-C) after some matches are done."""
+
+    def __init__(self, matches: int) -> None:
+        self.matches = matches
+
+    def __call__(self, config: TournamentConfig, workers: int) -> LocalExecutor:
+        executor, limit = LocalExecutor(config, workers), self.matches
+        original = executor.run
+
+        def run(jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+            for count, done in enumerate(original(jobs), start=1):
+                yield done
+                if count >= limit:
+                    raise KeyboardInterrupt
+
+        executor.run = run  # type: ignore[method-assign]
+        return executor
+
+
+def test_an_interrupted_tournament_resumes_to_the_same_results(tournament_file: MakeFile) -> None:
+    whole = load_config(tournament_file(name="r", output="whole", programs=1))
+    run_tournament(whole, progress=False)
+    config = replace(whole, output=whole.output.parent / "halves")
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config, progress=False, executor=StopAfter(2))
+    assert 2 <= len(results(config.output)) < 6
+    summary = run_tournament(config, progress=False)
+    assert summary.kept >= 2 and summary.kept + summary.played == 6
+    assert results(config.output) == results(whole.output)
+
+
+def test_another_configuration_in_the_same_output_is_refused_unless_restarted(tournament_file: MakeFile) -> None:
+    config = load_config(tournament_file())
+    run_tournament(config, progress=False)
+    other = replace(config, seed=8)
+    with pytest.raises(StoreError, match=r"different configuration.*--restart"):
+        run_tournament(other, progress=False)
+    assert run_tournament(other, progress=False, restart=True).played == 3  # 3 bots: every pair once
+
+
+def test_a_swiss_tournament_pairs_each_round_from_the_results_so_far(tournament_file: MakeFile) -> None:
+    path = tournament_file(fmt="swiss", builtins=("random", "heuristic", "random", "heuristic"), extra="rounds: 3\n")
+    config = load_config(path)
+    run_tournament(config, progress=False)
+    rows = results(config.output)
+    assert [row["round"] for row in rows] == [1, 1, 2, 2, 3, 3]
+    pairs = [frozenset(row["seats"]) for row in rows]
+    assert len(set(pairs)) == 6  # 4 bots over 3 rounds: nobody meets twice
+    resumed = run_tournament(config, progress=False)
+    assert resumed.played == 0 and resumed.kept == 6
+
+
+def test_a_gauntlet_writes_a_gradebook_csv_of_its_candidates(tournament_file: MakeFile) -> None:
+    extra = "gauntlet: {candidates: [student-0]}\n"
+    config = load_config(tournament_file(fmt="gauntlet", programs=1, extra=extra))
+    run_tournament(config, progress=False)
+    rows = (config.output / "gauntlet.csv").read_text().splitlines()
+    assert rows[0].startswith("rank,bot,matches,wins")
+    assert [row.split(",")[1] for row in rows[1:]] == ["student-0"]
+
+
+def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(tournament_file: MakeFile, marker: str) -> None:
+    path = tournament_file(name="big", builtins=("heuristic", "random"), programs=2, extra="repeats: 20\n")
+    config = load_config(path)
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (config.output / "results.sqlite").exists() and len(list((config.output / "replays").glob("*.jsonl"))) >= 3:
+            break
+        time.sleep(0.1)
+    assert find_processes(marker), "the bot programs should be running"
+    arena.send_signal(signal.SIGINT)
+    _, err = arena.communicate(timeout=60)
+    assert arena.returncode == 130, err
+    assert "interrupted" in err
+    kept = results(config.output)
+    assert 3 <= len(kept) < 6 * 20
+    summary = run_tournament(config, progress=False)
+    assert summary.kept == len(kept) and summary.kept + summary.played == summary.matches
+
+
+def test_a_worker_killed_outright_takes_its_bots_along(tournament_file: MakeFile, marker: str) -> None:
+    path = tournament_file(name="killed", builtins=("random",), programs=2, extra="repeats: 50\n")
+    arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path)], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not find_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.kill(arena.pid, signal.SIGKILL)  # no cleanup code runs in the arena: its workers must notice
+    arena.wait(10)
+    deadline = time.monotonic() + 20
+    while find_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not find_processes(marker)

@@ -1,0 +1,385 @@
+"""Tournament files: real YAML files in a temporary directory, loaded and checked as the CLI does."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.config import BotEntry, Format, GauntletConfig, config_hash, load_config
+from arena.errors import ConfigError, UsageError
+from arena.players.host import Timing
+from arena.sandbox import Limits, SandboxLevel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+VALID = """\
+name: club-night
+ruleset: "2019"
+format: swiss
+players_per_match: 4
+rounds: 5
+seed: 42
+concurrency: 2
+sandbox: strict
+limits: {move_ms: 800, startup_ms: 9000, memory_mb: 512, cpu_s: 60}
+output: results/club-night
+bots:
+  - {name: random-1, builtin: random}
+  - {name: heuristic, builtin: heuristic}
+  - {name: alice, command: [python3, students/alice/bot.py]}
+  - {name: bob, command: [./bob], protocol: stdio}
+"""
+
+SMALL = """\
+name: small
+format: round-robin
+players_per_match: 2
+bots:
+  - {name: a, builtin: random}
+  - {name: b, builtin: random}
+"""
+
+
+def write(directory: Path, text: str, name: str = "tournament.yaml") -> Path:
+    path = directory / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def problems(path: Path) -> list[str]:
+    """The problem lines of the ConfigError that loading `path` raises, without the file name."""
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    prefix = f"{path}:"
+    assert all(line.startswith(prefix) for line in raised.value.problems), raised.value.problems
+    return [line[len(prefix) :] for line in raised.value.problems]
+
+
+@pytest.fixture
+def bots_dir(tmp_path: Path) -> Path:
+    """The files the command bots of VALID name: a Python script and an executable."""
+    alice = tmp_path / "students" / "alice"
+    alice.mkdir(parents=True)
+    (alice / "bot.py").write_text("print('hello')\n")
+    bob = tmp_path / "bob"
+    bob.write_text("#!/bin/sh\n")
+    bob.chmod(0o755)
+    return tmp_path
+
+
+def test_a_valid_file_loads_with_paths_resolved_against_its_directory(bots_dir: Path) -> None:
+    config = load_config(write(bots_dir, VALID))
+    assert (config.name, config.ruleset, config.format, config.players_per_match) == (
+        "club-night",
+        "2019",
+        Format.SWISS,
+        4,
+    )
+    assert (config.rounds, config.repeats, config.duplicate, config.seed, config.concurrency) == (5, 1, False, 42, 2)
+    assert config.sandbox is SandboxLevel.STRICT
+    assert config.timing == Timing(move_ms=800, startup_ms=9000)
+    assert config.limits == Limits(memory_mb=512, cpu_s=60)
+    assert config.output == bots_dir.resolve() / "results" / "club-night"
+    assert config.source == bots_dir / "tournament.yaml"
+    assert config.raw_text == VALID
+    assert config.gauntlet is None
+    random_1, heuristic, alice, bob = config.bots
+    assert random_1 == BotEntry("random-1", builtin="random")
+    assert heuristic == BotEntry("heuristic", builtin="heuristic")
+    assert alice.builtin is None and alice.command is not None
+    assert alice.command.command == ("python3", str(bots_dir.resolve() / "students" / "alice" / "bot.py"))
+    assert alice.command.directory == bots_dir.resolve() / "students" / "alice"
+    assert alice.command.protocol == "zmq"
+    assert bob.command is not None
+    assert bob.command.command == (str(bots_dir.resolve() / "bob"),)
+    assert bob.command.protocol == "stdio"
+    assert bob.command.directory == bots_dir.resolve()
+
+
+def test_defaults_come_from_the_project_defaults(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, SMALL))
+    assert config.ruleset == "2019"
+    assert (config.rounds, config.repeats, config.duplicate, config.seed) == (3, 1, False, 0)
+    assert config.concurrency >= 1
+    assert config.sandbox is SandboxLevel.STRICT
+    assert config.timing == Timing()
+    assert config.limits == Limits()
+    assert config.output == tmp_path.resolve() / "results" / "small"
+
+
+def test_a_bare_number_ruleset_is_the_ruleset_of_that_name(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, SMALL + "ruleset: 2019\n")).ruleset == "2019"
+
+
+def test_an_unknown_key_is_named_with_its_line_and_the_closest_known_key(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL + "rouns: 5\nlimits: {move_s: 10}\n")
+    assert problems(path) == [
+        "7: rouns: unknown key; did you mean 'rounds'?",
+        "8: limits.move_s: unknown key; did you mean 'move_ms'?",
+    ]
+
+
+def test_a_limit_at_the_top_level_is_sent_under_limits(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, SMALL + "move_ms: 10\n")) == [
+        "7: move_ms: unknown key here; it belongs under limits (limits: {move_ms: ...})"
+    ]
+
+
+def test_every_problem_is_reported_at_once_in_the_order_of_the_file(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """\
+        name: club night
+        ruleset: classic
+        format: knockout
+        players_per_match: 3
+        seed: -1
+        concurrency: 0
+        limits:
+          move_ms: 0
+          memory_mb: lots
+        bots:
+          - {name: a, builtin: random}
+          - {name: b, command: python3 bot.py}
+          - name: c
+            command: [python3, 5]
+          - {name: d}
+        """,
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert str(raised.value).splitlines()[0] == f"{path}: 9 problems"
+    assert problems(path) == [
+        "1: name: must be letters, digits, '.', '_' and '-', starting with a letter or digit",
+        "3: format: must be 'round-robin', 'swiss' or 'gauntlet', not 'knockout'",
+        "5: seed: must be at least 0, not the number -1",
+        "6: concurrency: must be at least 1, not the number 0",
+        "8: limits.move_ms: must be at least 1, not the number 0",
+        "9: limits.memory_mb: must be a whole number, not 'lots'",
+        "12: bots[1].command: must be a list of strings, e.g. [python3, bot.py], not a string",
+        "14: bots[2].command: must be a non-empty list of strings",
+        "15: bots[3]: needs builtin (an installed bot) or command (a program to start)",
+    ]
+    assert isinstance(raised.value, UsageError) and raised.value.exit_status == 2
+
+
+def test_yaml_words_for_booleans_stay_strings(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            """\
+            name: on
+            format: round-robin
+            players_per_match: 2
+            bots:
+              - {name: no, builtin: random}
+              - {name: yes, builtin: random}
+              - {name: off, builtin: random}
+            """,
+        )
+    )
+    assert config.name == "on"
+    assert [bot.name for bot in config.bots] == ["no", "yes", "off"]
+
+
+def test_yaml_words_for_booleans_are_not_booleans(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, SMALL + "duplicate: yes\nsandbox: off\n")) == [
+        "7: duplicate: must be true or false, not 'yes'",
+        "8: sandbox: must be 'strict', 'basic' or 'none', not 'off'",
+    ]
+
+
+def test_a_bot_name_must_be_a_string(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL.replace("{name: b,", "{name: 12,"))
+    assert problems(path) == ['6: bots[1].name: must be a string, not the number 12 (quote it: "12")']
+
+
+def test_a_duplicate_bot_name_is_reported_at_the_duplicate(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL + "  - {name: a, builtin: heuristic}\n")
+    assert problems(path) == ["7: bots[2].name: 'a' is taken: bots[0] (line 5) has it"]
+
+
+def test_an_unknown_builtin_lists_the_installed_bots(tmp_path: Path) -> None:
+    (found,) = problems(write(tmp_path, SMALL.replace("{name: b, builtin: random}", "{name: b, builtin: rando}")))
+    assert found.startswith("6: bots[1].builtin: no bot 'rando' is installed; did you mean 'random'? (installed: ")
+    for name in ("heuristic", "random", "search"):
+        assert name in found
+
+
+def test_a_bot_has_either_builtin_or_command(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        SMALL
+        + "  - {name: c, builtin: random, command: [python3, x.py]}\n"
+        + "  - {name: d, builtin: random, protocol: stdio}\n",
+    )
+    assert problems(path) == [
+        "7: bots[2].command: a bot has builtin or command, not both",
+        "8: bots[3].protocol: only for a command bot: a built-in bot brings its own protocol",
+    ]
+
+
+def test_the_gauntlet_format_needs_its_section(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL.replace("round-robin", "gauntlet"))
+    assert problems(path) == ["2: gauntlet: required for format gauntlet, e.g. gauntlet: {candidates: [alice, bob]}"]
+
+
+def test_a_gauntlet_loads_its_candidates_and_repeats(tmp_path: Path) -> None:
+    text = SMALL.replace("round-robin", "gauntlet") + "gauntlet: {candidates: [a], repeats: 4}\n"
+    config = load_config(write(tmp_path, text))
+    assert config.format is Format.GAUNTLET
+    assert config.gauntlet == GauntletConfig(("a",), repeats=4)
+
+
+def test_a_gauntlet_checks_its_candidates_and_its_field(tmp_path: Path) -> None:
+    text = (
+        SMALL.replace("round-robin", "gauntlet").replace("players_per_match: 2", "players_per_match: 3")
+        + "  - {name: c, builtin: random}\n"
+        + "gauntlet:\n  candidates: [a, b, bb, a]\n"
+    )
+    assert problems(write(tmp_path, text)) == [
+        "9: gauntlet.candidates[2]: no bot named 'bb' in bots; did you mean 'b'?",
+        "9: gauntlet.candidates[3]: 'a' is named twice",
+        "9: gauntlet.candidates: 1 bot left for the field, too few for 3 per table: it needs 2",
+    ]
+
+
+def test_keys_of_another_format_are_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL + "rounds: 4\ngauntlet: {candidates: [a]}\n")
+    assert problems(path) == [
+        "7: rounds: only for format swiss, not round-robin",
+        "8: gauntlet: only for format gauntlet, not round-robin",
+    ]
+
+
+def test_classic_is_for_at_most_four_players(tmp_path: Path) -> None:
+    text = SMALL.replace("players_per_match: 2", "players_per_match: 6") + "ruleset: classic\n"
+    assert problems(write(tmp_path, text)) == [
+        "3: players_per_match: the classic ruleset is for 2 to 4 players, not 6",
+        "4: bots: 2 bots, too few for 6 per table (players_per_match)",
+    ]
+
+
+def test_too_few_bots_for_the_table(tmp_path: Path) -> None:
+    path = write(tmp_path, SMALL.replace("players_per_match: 2", "players_per_match: 3"))
+    assert problems(path) == ["4: bots: 2 bots, too few for 3 per table (players_per_match)"]
+
+
+def test_a_command_bot_needs_its_program_and_its_directory(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        SMALL
+        + "  - {name: c, command: [./missing]}\n"
+        + "  - {name: d, command: [no-such-program-here, x.py]}\n"
+        + "  - {name: e, command: [python3, bot.py], dir: nowhere}\n",
+    )
+    found = problems(path)
+    assert (
+        found[0]
+        == f"7: bots[2].command: bot command './missing' not found ({tmp_path.resolve()}/missing is not a file)"
+    )
+    assert found[1].startswith("8: bots[3].command: bot command 'no-such-program-here' not found on PATH ")
+    assert found[2] == f"9: bots[4].dir: no such directory: {tmp_path.resolve()}/nowhere"
+
+
+def test_an_explicit_dir_is_the_bots_directory_and_its_program_may_live_there(tmp_path: Path) -> None:
+    home = tmp_path / "bob-home"
+    home.mkdir()
+    (home / "bob").write_text("#!/bin/sh\n")
+    (home / "bob").chmod(0o755)
+    config = load_config(write(tmp_path, SMALL + "  - {name: bob, command: [./bob], dir: bob-home}\n"))
+    bob = config.bots[2].command
+    assert bob is not None
+    assert bob.directory == home.resolve()
+    assert bob.command == ("./bob",)  # the launcher finds it in the bot's directory
+
+
+def test_a_strict_bot_must_find_its_files_in_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bot.py").write_text("")
+    (tmp_path / "weights.bin").write_text("")
+    path = write(tmp_path, SMALL + "  - {name: alice, command: [python3, alice/bot.py, weights.bin]}\n")
+    assert problems(path) == [
+        f"7: bots[2].command: weights.bin is outside the bot's directory {tmp_path.resolve()}/alice, which is all"
+        " a strict sandbox shows of its files: move it there, or set dir"
+    ]
+    assert load_config(write(tmp_path, path.read_text() + "sandbox: basic\n")).bots[2].command is not None
+
+
+def test_a_key_given_twice_is_reported_with_both_lines(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, SMALL + "seed: 1\nseed: 2\n")) == ["8: seed: given twice (first on line 7)"]
+
+
+def test_anchors_live_under_x_keys_and_merge(tmp_path: Path) -> None:
+    text = "x-builtin: &builtin {builtin: heuristic}\n" + SMALL + "  - {<<: *builtin, name: c}\n"
+    assert load_config(write(tmp_path, text)).bots[2] == BotEntry("c", builtin="heuristic")
+
+
+def test_a_yaml_syntax_error_has_its_line(tmp_path: Path) -> None:
+    (found,) = problems(write(tmp_path, "name: x\nformat: [a\nbots: 1\n"))
+    assert found.startswith("3: expected ',' or ']'")
+
+
+def test_a_file_that_is_not_a_mapping(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, "")) == ["1: the file is empty: it must be a mapping (name: ..., bots: ...)"]
+    assert problems(write(tmp_path, "- a\n")) == ["1: the file is a list: it must be a mapping (name: ..., bots: ...)"]
+
+
+def test_a_missing_file_is_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path / "nothere.yaml")
+    assert str(raised.value) == f"{tmp_path / 'nothere.yaml'}: no such file"
+
+
+def test_the_hash_ignores_concurrency_output_and_comments(tmp_path: Path) -> None:
+    one = write(tmp_path, SMALL + "concurrency: 1\n", "one.yaml")
+    two = write(tmp_path, "# the same, run wider\n" + SMALL + "concurrency: 8  # more\noutput: elsewhere\n", "two.yaml")
+    assert config_hash(load_config(one)) == config_hash(load_config(two))
+    three = write(tmp_path, SMALL + "seed: 1\n", "three.yaml")
+    assert config_hash(load_config(three)) != config_hash(load_config(one))
+    assert len(config_hash(load_config(one))) == 64
+
+
+def test_the_hash_of_a_moved_project_stays(tmp_path: Path, bots_dir: Path) -> None:
+    first = config_hash(load_config(write(bots_dir, VALID)))
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for part in ("students", "bob"):
+        (bots_dir / part).rename(moved / part)
+    assert config_hash(load_config(write(moved, VALID))) == first
+
+
+def test_validate_prints_a_summary_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, SMALL)
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().out == f"{path}: ok — round-robin, 2 bots, 2 per table, ruleset 2019\n"
+
+
+def test_validate_prints_every_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, SMALL + "rouns: 5\nseed: x\n")
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"arena: {path}: 2 problems",
+        f"{path}:7: rouns: unknown key; did you mean 'rounds'?",
+        f"{path}:8: seed: must be a whole number, not 'x'",
+    ]
+    assert main(["validate", str(tmp_path / "nothere.yaml")]) == 2
+    assert capsys.readouterr().err == f"arena: {tmp_path / 'nothere.yaml'}: no such file\n"
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "tournaments").glob("*.yaml")), ids=lambda path: path.name)
+def test_the_example_tournaments_are_valid(example: Path) -> None:
+    config = load_config(example)
+    assert config.output.is_relative_to(ROOT / "tournaments" / "results")
+
+
+def test_the_documented_limit_defaults_are_the_projects() -> None:
+    documented = dict(re.findall(r"^\| `(\w+)` \| (\d+) \|", (ROOT / "docs" / "configuration.md").read_text(), re.M))
+    actual = {**dataclasses.asdict(Timing()), **dataclasses.asdict(Limits())}
+    assert {key: int(value) for key, value in documented.items()} == actual
