@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from arena.engine import RULESETS
@@ -67,6 +67,8 @@ class BotEntry:
     name: str
     builtin: str | None = None
     """The registry name (arena.plugins.load_registry()); the runner resolves it."""
+    subprocess: bool = False
+    """A built-in bot as a sandboxed subprocess over the protocol, as submitted bots run, not in-process."""
     command: BotCommand | None = None
     """Absolute file arguments, the protocol and the bot's own directory."""
 
@@ -156,7 +158,7 @@ def config_hash(config: TournamentConfig) -> str:
 
     def bot(entry: BotEntry) -> dict[str, Any]:
         if entry.command is None:
-            return {"name": entry.name, "builtin": entry.builtin}
+            return {"name": entry.name, "builtin": entry.builtin, "subprocess": entry.subprocess}
         return {
             "name": entry.name,
             "command": [portable(part) for part in entry.command.command],
@@ -370,6 +372,7 @@ class _Limits(_Model):
 class _Bot(_Model):
     name: _Name
     builtin: str | None = None
+    subprocess: StrictBool | None = None
     command: Annotated[list[str], BeforeValidator(_command_list)] | None = None
     protocol: Literal["zmq", "stdio"] | None = None
     dir: Annotated[str, Field(min_length=1)] | None = None
@@ -512,6 +515,8 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         yield _Problem((*loc, "command"), "a bot has builtin or command, not both")
     elif builtin is None and command is None:
         yield _Problem(loc, "needs builtin (an installed bot) or command (a program to start)")
+    if builtin is None and "subprocess" in bot:
+        yield _Problem((*loc, "subprocess"), "only for a built-in bot: a command bot always runs as a subprocess")
     if builtin is not None:
         for key in ("protocol", "dir"):
             if key in bot:
@@ -746,7 +751,7 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
 
 def _entry(bot: _Bot, base: Path) -> BotEntry:
     if bot.builtin is not None:
-        return BotEntry(bot.name, builtin=bot.builtin)
+        return BotEntry(bot.name, builtin=bot.builtin, subprocess=bool(bot.subprocess))
     assert bot.command is not None
     written = tuple(bot.command)
     protocol = bot.protocol or "zmq"

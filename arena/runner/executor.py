@@ -39,8 +39,14 @@ class LocalExecutor:
         context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
         self._tasks: multiprocessing.Queue[MatchJob | None] = context.Queue()
         self._results: multiprocessing.Queue[tuple[str, object]] = context.Queue()
+        cpus = sorted(os.sched_getaffinity(0))
+        pin = len(cpus) >= workers  # with fewer cores than workers, the scheduler places them better
         self._processes: list[BaseProcess] = [
-            context.Process(target=_serve, args=(config, self._tasks, self._results), name=f"arena-worker-{n}")
+            context.Process(
+                target=_serve,
+                args=(config, self._tasks, self._results, cpus[n] if pin else None),
+                name=f"arena-worker-{n}",
+            )
             for n in range(workers)
         ]
         for process in self._processes:
@@ -96,14 +102,19 @@ def _serve(
     config: TournamentConfig,
     tasks: multiprocessing.Queue[MatchJob | None],
     results: multiprocessing.Queue[tuple[str, object]],
+    cpu: int | None,
 ) -> None:
-    """A worker process: play jobs until told to stop; never leave a bot process behind."""
+    """A worker process: play jobs until told to stop; never leave a bot process behind. With `cpu`, the
+    worker and its bots share that core: a match's processes take turns, and a message between them then
+    needs no wake-up across cores."""
     signal.signal(signal.SIGTERM, _interrupted)
     linux.set_parent_death_signal(signal.SIGTERM)  # an arena killed outright takes its workers along
     parent = multiprocessing.parent_process()
     if parent is not None and os.getppid() != parent.pid:
         return  # the arena died before the line above took effect
-    worker = MatchWorker(config)
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    worker = MatchWorker(config, cpu)
     try:
         while (job := tasks.get()) is not None:
             try:

@@ -20,8 +20,9 @@ class MatchWorker:
     """Built-in bots with an in-process player play in-process (trusted, fastest); every other bot is a
     sandboxed subprocess, started on first use and kept until `close`."""
 
-    def __init__(self, config: TournamentConfig) -> None:
+    def __init__(self, config: TournamentConfig, cpu: int | None = None) -> None:
         self.config = config
+        self.cpu = cpu
         self.ruleset = get_ruleset(config.ruleset)
         self.entries = {bot.name: bot for bot in config.bots}
         self.hosts: dict[str, BotHost] = {}
@@ -48,14 +49,14 @@ class MatchWorker:
 
     def _player(self, name: str) -> Player:
         entry = self.entries[name]
-        if entry.builtin is not None:
+        if entry.builtin is not None and not entry.subprocess:
             spec = self.registry.lookup(entry.builtin).spec
             if spec.player is not None:
                 return spec.player(self.config.timing.move_ms)
         host = self.hosts.get(name)
         if host is None:
             host = self.hosts[name] = BotHost(
-                self._command(entry), self.config.timing, self.config.sandbox, self.config.limits
+                self._command(entry), self.config.timing, self.config.sandbox, self.config.limits, cpu=self.cpu
             )
         return RemotePlayer(host)
 

@@ -14,4 +14,6 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)  # exact at the ends, free of rounding noise
+    high = 1.0 if successes >= trials else min(1.0, centre + half)
+    return (low, high)
