@@ -155,15 +155,52 @@ def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(tournament_file: Ma
     assert summary.kept == len(kept) and summary.kept + summary.played == summary.matches
 
 
-def test_a_worker_killed_outright_takes_its_bots_along(tournament_file: MakeFile, marker: str) -> None:
-    path = tournament_file(name="killed", builtins=("random",), programs=2, extra="repeats: 50\n")
+def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_results(
+    tournament_file: MakeFile, marker: str
+) -> None:
+    whole = load_config(tournament_file(name="k", output="whole", programs=1, extra="repeats: 4\n"))
+    run_tournament(whole, progress=False)
+    path = tournament_file(name="k", output="killed", programs=1, extra="repeats: 4\n")
+    config = load_config(path)
     arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path)], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while not find_processes(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    while len(list((config.output / "replays").glob("*.jsonl"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
     os.kill(arena.pid, signal.SIGKILL)  # no cleanup code runs in the arena: its workers must notice
     arena.wait(10)
     deadline = time.monotonic() + 20
     while find_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not find_processes(marker)
+    assert 3 <= len(results(config.output)) < 24
+    run_tournament(config, progress=False)
+    assert results(config.output) == results(whole.output)
+
+
+def test_a_faulting_bot_is_counted_in_the_standings_and_the_tournament_goes_on(
+    tournament_file: MakeFile, tmp_path: Path
+) -> None:
+    (tmp_path / "student" / "bad.py").write_text("from arena.sdk import run\nrun(lambda message: 999)\n")
+    extra = "  - {name: bad, command: [python3, student/bad.py]}\n"
+    config = load_config(tournament_file(extra=extra))
+    summary = run_tournament(config, progress=False)
+    assert summary.played == 6 and summary.faults == 3  # every match of the bad bot: an illegal index
+    table = {row["bot"]: row for row in standings_of(config.output)}
+    assert table["bad"]["faults"] == {"illegal": 3}
+    assert table["bad"]["wins"] == 0 and table["bad"]["rank"] == 4
+    faults = [fault for row in results(config.output) for fault in row["faults"]]
+    assert {fault["bot"] for fault in faults} == {"bad"}
+    assert all("index 999 is outside legal" in fault["detail"] for fault in faults)
+
+
+def test_duplicate_matches_deal_the_same_cards_to_the_rotated_seats(tournament_file: MakeFile) -> None:
+    config = load_config(tournament_file(builtins=("random", "heuristic"), extra="duplicate: true\n"))
+    run_tournament(config, progress=False)
+    rows = results(config.output)
+    assert len(rows) == 2 and rows[0]["seed"] == rows[1]["seed"]
+    assert rows[0]["seats"] == rows[1]["seats"][::-1]
+    deals = []
+    for path in sorted((config.output / "replays").glob("*.jsonl")):
+        first = next(json.loads(line) for line in path.read_text().splitlines() if '"round_start"' in line)
+        deals.append((first["hands"], first["deck"]))
+    assert deals[0] == deals[1]
