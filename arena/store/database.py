@@ -93,8 +93,8 @@ class ResultStore:
         elif stored != config_hash:
             store.close()
             raise StoreError(
-                f"{output} holds the results of a different configuration of "
-                f"{store_name(meta, stored)}; use another output folder, or --restart to discard those results"
+                f"{output} holds the results of a different configuration (stored hash {stored[:12]}, this"
+                f" file's {config_hash[:12]}); use another output folder, or --restart to discard those results"
             )
         return store
 
@@ -185,10 +185,6 @@ class ResultStore:
 
     def close(self) -> None:
         self._db.close()
-
-
-def store_name(meta: dict[str, str], stored_hash: str) -> str:
-    return f"tournament {meta.get('name', '?')!r} (stored configuration {stored_hash[:12]})"
 
 
 def _connect(path: Path) -> sqlite3.Connection:
