@@ -223,7 +223,8 @@ class _Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description="The search bot, speaking the arena's protocol.")
     parser.add_argument("--share", type=float, default=0.1, help="share of each move's deadline to search for")
-    run(SearchBot(share=parser.parse_args().share), name="search")
+    known, _ = parser.parse_known_args()  # other arguments are ignored, as the other bots ignore theirs
+    run(SearchBot(share=known.share), name="search")
 
 
 if __name__ == "__main__":
