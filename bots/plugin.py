@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from arena.players import Player
 from arena.players.local import MessagePlayer
 from arena.plugins import BotRegistrar, BotSpec, hookimpl
 from bots.heuristic import HeuristicBot
@@ -13,37 +16,37 @@ from bots.search import SearchBot
 
 BOTS_DIR = Path(__file__).resolve().parent
 
+BUILT_IN: tuple[tuple[str, str, Callable[[], Any], str], ...] = (
+    ("random", "random_bot", RandomBot, "uniform over the legal answers"),
+    (
+        "heuristic",
+        "heuristic",
+        HeuristicBot,
+        "counts cards; scores each answer by its odds (Guard, Baron, Prince, King, Handmaid)",
+    ),
+    (
+        "search",
+        "search",
+        SearchBot,
+        "samples hidden states consistent with what it saw, plays out each answer (10% of move_ms)",
+    ),
+)
+"""Name, module under bots/, the bot's class, description."""
 
-def _subprocess(module: str) -> tuple[str, ...]:
-    return (sys.executable, "-m", f"bots.{module}")
+
+def _in_process(make: Callable[[], Any]) -> Callable[[int], Player]:
+    return lambda move_ms: MessagePlayer(make(), move_ms)
 
 
 @hookimpl
 def arena_register_bots(registry: BotRegistrar) -> None:
-    registry.add(
-        BotSpec(
-            name="random",
-            description="uniform over the legal answers",
-            command=_subprocess("random_bot"),
-            directory=BOTS_DIR,
-            player=lambda move_ms: MessagePlayer(RandomBot(), move_ms),
+    for name, module, make, description in BUILT_IN:
+        registry.add(
+            BotSpec(
+                name=name,
+                description=description,
+                command=(sys.executable, "-m", f"bots.{module}"),
+                directory=BOTS_DIR,
+                player=_in_process(make),
+            )
         )
-    )
-    registry.add(
-        BotSpec(
-            name="heuristic",
-            description="counts cards; scores each answer by its odds (Guard, Baron, Prince, King, Handmaid)",
-            command=_subprocess("heuristic"),
-            directory=BOTS_DIR,
-            player=lambda move_ms: MessagePlayer(HeuristicBot(), move_ms),
-        )
-    )
-    registry.add(
-        BotSpec(
-            name="search",
-            description="samples hidden states consistent with what it saw, plays out each answer (10% of move_ms)",
-            command=_subprocess("search"),
-            directory=BOTS_DIR,
-            player=lambda move_ms: MessagePlayer(SearchBot(), move_ms),
-        )
-    )
