@@ -179,3 +179,18 @@ def test_match_ids_are_unique_across_a_whole_event() -> None:
     assert len(set(ids)) == len(ids)
     assert sum(t.is_bye for tables in rounds for t in tables) == 5
     assert len({t.seats[0] for tables in rounds for t in tables if t.is_bye}) == 5  # no second bye yet
+
+
+@pytest.mark.parametrize(("n", "k", "rounds"), [(13, 4, 3), (7, 2, 6)])
+def test_awkward_fields_play_every_bot_each_round_without_a_rematch(n: int, k: int, rounds: int) -> None:
+    """13 bots at tables of 4 (tables of 4, 4, 3, 2) and 7 at tables of 2 (a bye each round)."""
+    bots = names(n)
+    played = _run(bots, k, rounds, seed=5)
+    sizes = [1] + [2] * (n // 2) if k == 2 else table_sizes(n, k)
+    for tables in played:
+        assert sorted(name for t in tables for name in t.seats) == bots
+        assert sorted(len(t.seats) for t in tables) == sorted(sizes)
+    assert max(_meetings(played).values()) == 1
+    if k == 2:
+        byes = [name for tables in played for t in tables if t.is_bye for name in t.seats]
+        assert len(byes) == rounds == len(set(byes))  # one bye a round, never twice to the same bot
