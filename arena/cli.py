@@ -65,7 +65,12 @@ def _replay(args: argparse.Namespace) -> int:
         resimulation.run()
     except ReplayMismatch as mismatch:
         error = mismatch
-    if not args.verify and resimulation.match is not None:
+    if args.html is not None:
+        from arena.report import write_replay_page
+
+        write_replay_page(args.file, args.html)
+        print(f"replay viewer: {args.html}")
+    elif not args.verify and resimulation.match is not None:
         for line in Narrator(resimulation.match, resimulation.match_id).lines():
             print(line)
     for warning in resimulation.warnings:
@@ -188,6 +193,42 @@ def _run(args: argparse.Namespace) -> int:
         f" {_plural(summary.faults, 'fault', 'faults')}, {summary.seconds:.1f} s"
     )
     print(f"results: {summary.output}")
+    print(f"report: {_write_report(summary.output, args.replay_pages)}")
+    return 0
+
+
+REPLAY_PAGES_HELP = (
+    "write replay viewer pages for at most N matches, those with faults first, or 'all' (the default;"
+    " a page takes about 30 ms and 100-400 KB, so a batch of thousands of matches may want fewer)"
+)
+
+
+def _pages(text: str) -> int | str:
+    """--replay-pages: a count, or "all"."""
+    if text == "all":
+        return text
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of pages or 'all', not {text!r}") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"at least 0, not {count}")
+    return count
+
+
+def _write_report(output: Path, replay_pages: int | str | None) -> Path:
+    """The HTML report of `output`; a match whose replay cannot be read is named on stderr, without a page."""
+    from arena.report import REPLAY_PAGES, write_report
+
+    pages = REPLAY_PAGES if replay_pages is None else None if replay_pages == "all" else int(replay_pages)
+    report = write_report(output, replay_pages=pages)
+    for problem in report.problems:
+        print(f"arena: no replay viewer page for {problem}", file=sys.stderr)
+    return report.index
+
+
+def _report(args: argparse.Namespace) -> int:
+    print(f"report: {_write_report(args.output, args.replay_pages)}")
     return 0
 
 
@@ -249,6 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", type=Path, metavar="FILE", help="a replay file (JSON Lines)")
     replay.add_argument("--verify", action="store_true", help="check it against the rules only")
+    replay.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="write a self-contained replay viewer page (step through the match, full view or as one seat saw it)",
+    )
     replay.set_defaults(run=_replay)
 
     check = commands.add_parser(
@@ -314,19 +361,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int, help="worker processes (default: the file's, else the cores)")
     run.add_argument("--restart", action="store_true", help="discard the results already in the output folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar (it is shown only on a terminal anyway)")
+    run.add_argument("--replay-pages", type=_pages, metavar="N", help=REPLAY_PAGES_HELP)
     run.set_defaults(run=_run)
 
     standings = commands.add_parser(
         "standings",
         help="print a tournament's standings",
         description=(
-            "Rank, bot, matches, wins with a 95%% interval on the win rate, score, tie-breaks, rating and"
+            "Rank, bot, matches, wins with a 95% interval on the win rate, score, tie-breaks, rating and"
             " faults by kind, from the results in OUTPUT (finished or interrupted)."
         ),
     )
     standings.add_argument("output", type=Path, help="the tournament's output folder")
     standings.add_argument("--format", choices=["table", "json", "csv"], default="table")
     standings.set_defaults(run=_standings)
+
+    report = commands.add_parser(
+        "report",
+        help="write a tournament's HTML report",
+        description=(
+            "Write OUTPUT/report/index.html from the results in OUTPUT (finished or interrupted): standings with"
+            " 95% intervals, head-to-head, a rating chart, every fault linked to its move, every match linked to"
+            " its replay viewer page (OUTPUT/report/replays/). Self-contained: open it from the disk, no network."
+        ),
+    )
+    report.add_argument("output", type=Path, help="the tournament's output folder")
+    report.add_argument("--replay-pages", type=_pages, metavar="N", help=REPLAY_PAGES_HELP)
+    report.set_defaults(run=_report)
 
     results = commands.add_parser(
         "results",

@@ -20,7 +20,7 @@ from arena.engine import (
     WentOut,
 )
 
-_OUT_CAUSES = {
+OUT_CAUSES = {
     OutCause.GUARD: "a guard named their card",
     OutCause.BARON: "lost the baron comparison",
     OutCause.PRINCESS: "the princess left their hand",
@@ -74,7 +74,7 @@ class Narrator:
                     f" puts {_cards(record.bottom)} under the deck"
                 )
         elif isinstance(record, WentOut):
-            yield f"    {name[record.seat]} is out ({_OUT_CAUSES[record.cause]}), showing {_cards(record.cards)}"
+            yield f"    {name[record.seat]} is out ({OUT_CAUSES[record.cause]}), showing {_cards(record.cards)}"
         elif isinstance(record, Faulted):
             yield f"  ! {name[record.seat]} faults ({record.reason.value}): {record.detail}"
         elif isinstance(record, RoundEnded):

@@ -7,7 +7,7 @@ first player); every decision, fault and outcome is then checked against the eng
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from arena.engine import (
@@ -40,13 +40,21 @@ class Resimulation:
 
     def run(self) -> Match:
         """The re-simulated match; ReplayMismatch at the first line that disagrees."""
+        for _ in self.steps():
+            pass
+        assert self.match is not None
+        return self.match
+
+    def steps(self) -> Iterator[tuple[ReplayLine, Match]]:
+        """Each line with the match just after it, for viewers that show every position; raises as `run`."""
         first, *rest = self.lines
         match = self._start(first)
+        yield first, match
         for line in rest:
             self._line(match, line)
+            yield line, match
         if self._outcomes or match.phase is not Phase.OVER:
             raise ReplayMismatch(None, f"the replay stops before the match is over ({_where(match)})")
-        return match
 
     def _start(self, line: ReplayLine) -> Match:
         data = line.data

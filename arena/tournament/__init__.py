@@ -7,7 +7,7 @@ docs/tournaments.md for what each format guarantees.
 
 from arena.tournament.designs import ALL_SUBSETS_LIMIT
 from arena.tournament.gauntlet import gauntlet
-from arena.tournament.ratings import RatingModel, rating_history
+from arena.tournament.ratings import RatingModel, rating_by_match, rating_history
 from arena.tournament.round_robin import round_robin
 from arena.tournament.scoring import BYE_SCORE, place_points, places
 from arena.tournament.standings import PairRecord, Standing, cross_table, pair_records, scores, standings
@@ -29,6 +29,7 @@ __all__ = [
     "pair_records",
     "place_points",
     "places",
+    "rating_by_match",
     "rating_history",
     "round_robin",
     "scores",

@@ -10,7 +10,7 @@ rates, `stats`), not from sigma.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from openskill.models import PlackettLuce
@@ -60,23 +60,44 @@ def rating_history(
     return out
 
 
-def _replay(
+def rating_by_match(
+    bots: Sequence[str], results: Iterable[MatchRecord], rating_model: RatingModel | None = None
+) -> list[tuple[str, dict[str, float]]]:
+    """For charts of one-round formats (round-robin, gauntlet), where a per-round history is one point:
+    every bot's rating (ordinal) after each rated match, as (match_id, {bot: rating}), in rating order."""
+    return [
+        (record.match_id, {name: float(rating.ordinal()) for name, rating in ratings.items()})
+        for record, ratings in _rated(bots, results, rating_model)
+        if not record.is_bye
+    ]
+
+
+def _rated(
     bots: Sequence[str], results: Iterable[MatchRecord], model: RatingModel | None
-) -> list[tuple[int, dict[str, Any]]]:
-    """Rate the matches in order; the ratings after each round, as (round, {bot: rating})."""
+) -> Iterator[tuple[MatchRecord, dict[str, Any]]]:
+    """Rate the matches in order; each record with every bot's rating just after it."""
     model = model or default_model()
     ratings = {name: model.rating(name=name) for name in bots}
     known = set(bots)
-    after: list[tuple[int, dict[str, Any]]] = []
     for record in in_order(results):
         if not known.issuperset(record.seats):
             _check_known(bots, record)
-        if not after or after[-1][0] != record.round:
-            after.append((record.round, {}))
         if not record.is_bye:
             ranks = places(record.ranking, len(record.seats))
             rated = model.rate([[ratings[name]] for name in record.seats], ranks=[float(r) for r in ranks])
             for name, (rating,) in zip(record.seats, rated, strict=True):
                 ratings[name] = rating
-        after[-1] = (record.round, dict(ratings))
+        yield record, dict(ratings)
+
+
+def _replay(
+    bots: Sequence[str], results: Iterable[MatchRecord], model: RatingModel | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """Rate the matches in order; the ratings after each round, as (round, {bot: rating})."""
+    after: list[tuple[int, dict[str, Any]]] = []
+    for record, ratings in _rated(bots, results, model):
+        if after and after[-1][0] == record.round:
+            after[-1] = (record.round, ratings)
+        else:
+            after.append((record.round, ratings))
     return after

@@ -1,0 +1,253 @@
+"""The tournament report page: standings, head-to-head, the rating chart, faults and every match.
+
+Pure rendering of `TournamentData`: every value is escaped here (`html.escape`), bot names and fault
+details included, since both come from people outside the arena. The page needs no script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from urllib.parse import quote
+
+from arena import __version__
+from arena.report.data import FaultEntry, HeadToHead, MatchEntry, RatingChart, TournamentData
+from arena.report.page import document, number, percent
+from arena.report.svg import colour, dash, interval_bar, line_chart
+
+FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet"}
+
+
+def replay_href(match_id: str, step: int | None = None) -> str:
+    """A match's viewer page, relative to the report's index; `step` opens it at that move."""
+    href = f"replays/{quote(match_id, safe='')}.html"
+    return href if step is None else f"{href}#step={step}"
+
+
+def render_index(
+    data: TournamentData,
+    pages: Mapping[str, str],
+    fault_steps: Mapping[FaultEntry, int],
+    output: str,
+) -> str:
+    """The page. `pages`: match id -> its viewer page (relative); `fault_steps`: the step each fault is at."""
+    played = [m for m in data.matches if not m.bye]
+    status = "complete" if data.complete else "not finished (interrupted, or still running)"
+    sections = [
+        ("standings", "Standings"),
+        ("head-to-head", "Head to head"),
+        ("ratings", "Ratings"),
+        ("faults", f"Faults ({len(data.faults)})"),
+        ("matches", "Matches"),
+    ]
+    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in sections)
+    body = [
+        "<header>",
+        f'<h1 id="title">{escape(data.name)}</h1>',
+        f'<p class="meta" id="summary">{escape(FORMATS.get(data.format, data.format))} · ruleset'
+        f" {escape(data.ruleset)} · {data.players_per_match} per table · {len(data.bots)} bots ·"
+        f' {len(played)} matches played · <span id="status" data-complete="{str(data.complete).lower()}">'
+        f"{escape(status)}</span></p>",
+        f'<nav class="sections">{nav}</nav>',
+        "</header>",
+        "<main>",
+        _standings(data),
+        _head_to_head(data.head_to_head),
+        _chart(data.chart, data.standings),
+        _faults(data.faults, pages, fault_steps),
+        _matches(data, pages),
+        "</main>",
+        f"<footer><p>loveletter-arena {escape(__version__)} · from the results in <code>{escape(output)}</code>"
+        f" · regenerate with <code>arena report {escape(output)}</code></p></footer>",
+    ]
+    return document(f"{data.name}: tournament report", "\n".join(body), page_class="report")
+
+
+def _standings(data: TournamentData) -> str:
+    candidates = set(data.candidates)
+    rows = []
+    for row in data.standings:
+        bot = row["bot"]
+        faults = row["faults"]
+        fault_cells = (
+            " ".join(
+                f'<span class="fault-kind" data-reason="{escape(reason)}" data-count="{count}">'
+                f"{escape(reason)} {count}</span>"
+                for reason, count in faults.items()
+            )
+            or '<span class="none">none</span>'
+        )
+        badge = ' <span class="badge">candidate</span>' if bot in candidates else ""
+        rows.append(
+            f'<tr data-bot="{escape(bot)}" data-rank="{row["rank"]}" data-matches="{row["matches"]}"'
+            f' data-wins="{row["wins"]}" data-score="{row["score"]}" data-opponents-score="{row["opponents_score"]}"'
+            f' data-rating="{row["rating"]}">'
+            f'<td class="rank num">{row["rank"]}</td>'
+            f'<th scope="row" class="bot">{escape(bot)}{badge}</th>'
+            f'<td class="matches num">{row["matches"]}</td>'
+            f'<td class="wins num">{row["wins"]}</td>'
+            f'<td class="interval-cell">{interval_bar(row["win_rate"], row["win_low"], row["win_high"])}'
+            f'<span class="interval-text">{percent(row["win_rate"])}'
+            f" [{percent(row['win_low'])}, {percent(row['win_high'])}]</span></td>"
+            f'<td class="score num">{number(row["score"])}</td>'
+            f'<td class="opponents-score num">{number(row["opponents_score"])}</td>'
+            f'<td class="rating num">{number(row["rating"])}</td>'
+            f'<td class="faults">{fault_cells}</td>'
+            "</tr>"
+        )
+    return (
+        '<section id="standings"><h2>Standings</h2>'
+        '<div class="scroll"><table id="standings-table"><thead><tr>'
+        '<th scope="col">#</th><th scope="col">bot</th><th scope="col">matches</th><th scope="col">wins</th>'
+        '<th scope="col">win rate, 95% interval</th><th scope="col">score</th>'
+        '<th scope="col" title="mean score of the opponents met">opp. score</th>'
+        '<th scope="col" title="openskill ordinal, mu - 3 sigma">rating</th><th scope="col">faults</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<p class="note">Score: place points summed over the matches (1 for first, 0 for last, shared places'
+        " share their points; a bye counts 1). Ranked by score, then opponents' score (the mean final score of"
+        " the opponents met), then rating. The bar is the 95% Wilson interval of the win rate, the dot the win"
+        " rate itself; the tick marks 50%.</p></section>"
+    )
+
+
+def _head_to_head(table: HeadToHead) -> str:
+    bots = table.bots
+    if len(bots) < 2:
+        return '<section id="head-to-head"><h2>Head to head</h2><p>Only one bot.</p></section>'
+    head = "".join(f'<th scope="col" data-col="{escape(b)}">{escape(b)}</th>' for b in bots)
+    rows = []
+    for a in bots:
+        cells = []
+        for b in bots:
+            if a == b:
+                cells.append('<td class="self">&ndash;</td>')
+                continue
+            cell = table.cells[a][b]
+            if cell is None:
+                cells.append(f'<td class="never" data-row="{escape(a)}" data-col="{escape(b)}">·</td>')
+                continue
+            ahead, behind, level = cell
+            tone = "ahead" if ahead > behind else "behind" if behind > ahead else "level"
+            cells.append(
+                f'<td class="{tone}" data-row="{escape(a)}" data-col="{escape(b)}" data-ahead="{ahead}"'
+                f' data-behind="{behind}" data-level="{level}">{ahead}-{behind}-{level}</td>'
+            )
+        rows.append(f'<tr><th scope="row">{escape(a)}</th>{"".join(cells)}</tr>')
+    if table.two_player:
+        caption = "Wins-losses-draws of the row bot against the column bot (two-player matches)."
+    else:
+        caption = (
+            "At the tables the two bots shared: times the row bot finished ahead of the column bot, behind it,"
+            " and level (a shared place). · marks a pair that never shared a table."
+        )
+    return (
+        '<section id="head-to-head"><h2>Head to head</h2>'
+        f'<div class="scroll"><table id="head-to-head-table" class="matrix"><caption>{escape(caption)}</caption>'
+        f'<thead><tr><th scope="col"></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div></section>'
+    )
+
+
+def _chart(chart: RatingChart, standings: Sequence[dict[str, object]]) -> str:
+    if len(chart.positions) < 2:
+        return '<section id="ratings"><h2>Ratings</h2><p>No match has been played yet.</p></section>'
+    order = [str(row["bot"]) for row in standings]
+    series = {name: chart.series[name] for name in order if name in chart.series}
+    x_title = "round" if chart.by == "round" else "matches rated"
+    svg = line_chart(chart.positions, chart.labels, series, x_title, "rating")
+    legend = "".join(
+        f'<li data-bot="{escape(name)}"><svg class="swatch" viewBox="0 0 32 12" aria-hidden="true">'
+        f'<line x1="0" y1="6" x2="32" y2="6" stroke="{colour(i)}"'
+        + (f' stroke-dasharray="{dash(i)}"' if dash(i) else "")
+        + f'/></svg>{escape(name)} <span class="final">{values[-1]:.2f}</span></li>'
+        for i, (name, values) in enumerate(series.items())
+    )
+    return (
+        f'<section id="ratings" data-by="{chart.by}"><h2>Ratings</h2>'
+        f'<p class="note" id="chart-note">{escape(chart.note)}</p>'
+        f'<figure>{svg}<figcaption><ul class="legend">{legend}</ul></figcaption></figure></section>'
+    )
+
+
+def _faults(faults: Sequence[FaultEntry], pages: Mapping[str, str], fault_steps: Mapping[FaultEntry, int]) -> str:
+    if not faults:
+        return '<section id="faults"><h2>Faults</h2><p id="no-faults">No bot faulted.</p></section>'
+    rows = []
+    for fault in faults:
+        page = pages.get(fault.match_id)
+        step = fault_steps.get(fault)
+        match_cell = f'<a href="{escape(page)}">{escape(fault.match_id)}</a>' if page else escape(fault.match_id)
+        if page and step is not None:
+            move = f'<a class="move-link" href="{escape(page)}#step={step}">step {step}</a>'
+        else:
+            move = '<span class="none">no viewer page</span>'
+        tail = fault.stderr_tail.rstrip()
+        stderr = (
+            f"<details><summary>{len(tail.splitlines())} lines</summary><pre>{escape(tail)}</pre></details>"
+            if tail
+            else '<span class="none">empty</span>'
+        )
+        after = ' <span class="badge">after match end: not counted</span>' if fault.after_match else ""
+        rows.append(
+            f'<tr class="fault" data-match="{escape(fault.match_id)}" data-bot="{escape(fault.bot)}"'
+            f' data-reason="{escape(fault.reason)}" data-seat="{fault.seat}">'
+            f'<th scope="row" class="bot">{escape(fault.bot)}</th><td class="match">{match_cell}</td>'
+            f'<td class="reason">{escape(fault.reason)}{after}</td><td class="detail">{escape(fault.detail)}</td>'
+            f'<td class="stderr">{stderr}</td><td class="move">{move}</td></tr>'
+        )
+    return (
+        '<section id="faults"><h2>Faults</h2><div class="scroll"><table id="faults-table"><thead><tr>'
+        '<th scope="col">bot</th><th scope="col">match</th><th scope="col">reason</th><th scope="col">detail</th>'
+        '<th scope="col">stderr, last lines</th><th scope="col">in the replay</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
+
+
+def _matches(data: TournamentData, pages: Mapping[str, str]) -> str:
+    hint = (
+        '<p class="note">Each match opens in the replay viewer: step through it move by move, with everything'
+        " face up or as one seat saw it.</p>"
+    )
+    if data.format == "gauntlet" and data.candidates:
+        parts = []
+        for candidate in data.candidates:
+            mine = [m for m in data.matches if candidate in m.seats]
+            won = sum(candidate in m.winners for m in mine if not m.bye)
+            parts.append(
+                f'<section class="candidate" data-candidate="{escape(candidate)}">'
+                f'<h3>{escape(candidate)} <span class="sub">{len(mine)} matches, {won} won</span></h3>'
+                f"{_match_table(mine, pages)}</section>"
+            )
+        return f'<section id="matches"><h2>Matches, by candidate</h2>{hint}{"".join(parts)}</section>'
+    return f'<section id="matches"><h2>Matches</h2>{hint}{_match_table(list(data.matches), pages)}</section>'
+
+
+def _match_table(matches: Sequence[MatchEntry], pages: Mapping[str, str]) -> str:
+    rows = []
+    for match in matches:
+        page = pages.get(match.match_id)
+        link = f'<a class="replay-link" href="{escape(page)}">{escape(match.match_id)}</a>' if page else ""
+        ident = link or escape(match.match_id)
+        if match.bye:
+            seats = f"{escape(match.seats[0])} (bye)"
+            ranking = "&ndash;"
+        else:
+            seats = ", ".join(
+                f'<span class="{"winner" if name in match.winners else ""}">{escape(name)}</span>'
+                f' <span class="num">{tokens}</span>'
+                for name, tokens in zip(match.seats, match.tokens, strict=True)
+            )
+            ranking = " · ".join(
+                f"{place}. " + ", ".join(escape(name) for name in group)
+                for place, group in enumerate(match.ranking, start=1)
+            )
+        faults = ", ".join(f"{escape(f.bot)} {escape(f.reason)}" for f in match.faults) or ""
+        rows.append(
+            f'<tr class="match" data-match="{escape(match.match_id)}">'
+            f'<th scope="row">{ident}</th><td class="num">{match.round}</td><td>{seats}</td>'
+            f"<td>{ranking}</td><td>{faults}</td></tr>"
+        )
+    return (
+        '<div class="scroll"><table class="matches"><thead><tr><th scope="col">match</th><th scope="col">round</th>'
+        '<th scope="col">seats and tokens</th><th scope="col">ranking</th><th scope="col">faults</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )

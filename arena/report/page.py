@@ -1,0 +1,50 @@
+"""The shell every report page shares: one self-contained HTML file, its CSS and script inline.
+
+Nothing is fetched when the page is viewed (no CDN, no font, no image file), so a report copied to a
+USB stick, mailed, or opened from `file://` on a machine with no network shows exactly the same.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from html import escape
+from importlib.resources import files
+from typing import Any
+
+
+@cache
+def asset(name: str) -> str:
+    """A file of arena/report/static, as text (installed with the package as package data)."""
+    return files("arena.report").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def document(title: str, body: str, script: str = "", page_class: str = "") -> str:
+    """A whole page: the shared stylesheet inline, then `body` (already escaped HTML), then `script`."""
+    tail = f"<script>\n{script}\n</script>\n" if script else ""
+    body_class = f' class="{escape(page_class)}"' if page_class else ""
+    return (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light">\n'
+        f"<title>{escape(title)}</title>\n<style>\n{asset('report.css')}</style>\n</head>\n"
+        f"<body{body_class}>\n{body}\n{tail}</body>\n</html>\n"
+    )
+
+
+def json_script(element_id: str, value: Any) -> str:
+    """Data for the page's script, in a non-executed script element; `<`, `>` and `&` escaped so no text in
+    the data (a bot's name, a fault's detail) can close the element or start markup."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f'<script type="application/json" id="{escape(element_id)}">{text}</script>'
+
+
+def number(value: float, digits: int = 2) -> str:
+    return f"{value:.{digits}f}"
+
+
+def percent(value: float) -> str:
+    return f"{value:.0%}"

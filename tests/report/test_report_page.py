@@ -1,0 +1,185 @@
+"""The tournament report in a real browser: what it shows is what `arena standings` and the store say."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.cli import main
+from arena.config import load_config
+from arena.store import ResultStore
+from arena.store.export import match_rows
+from arena.tournament import cross_table, pair_records
+from tests.report.conftest import Tournament, save_screenshot, standings_json, write_tournament
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+
+def _open(browser: WebDriver, page: Path) -> None:
+    browser.get(page.resolve().as_uri())
+    assert browser.find_element("id", "title").text  # loaded
+
+
+def _shown_standings(browser: WebDriver) -> list[dict[str, object]]:
+    rows = []
+    for row in browser.find_elements("css selector", "#standings-table tbody tr"):
+        cell = {name: row.find_element("css selector", f".{name}").text for name in ("rank", "matches", "wins")}
+        rows.append(
+            {
+                "bot": row.find_element("css selector", "th.bot").text.removesuffix(" candidate"),
+                "rank": int(cell["rank"]),
+                "matches": int(cell["matches"]),
+                "wins": int(cell["wins"]),
+                "score": row.find_element("css selector", ".score").text,
+                "data_score": float(row.get_attribute("data-score") or "nan"),
+                "rating": row.find_element("css selector", ".rating").text,
+                "faults": {
+                    kind.get_attribute("data-reason"): int(kind.get_attribute("data-count") or 0)
+                    for kind in row.find_elements("css selector", ".fault-kind")
+                },
+            }
+        )
+    return rows
+
+
+def _records(output: Path) -> list[object]:
+    store = ResultStore.open_existing(output)
+    try:
+        return [stored.record() for stored in store.matches()]
+    finally:
+        store.close()
+
+
+def test_the_standings_shown_are_those_of_arena_standings_json(
+    browser: WebDriver, two_player: Tournament, tmp_path: Path
+) -> None:
+    _open(browser, two_player.index)
+    shown = _shown_standings(browser)
+    expected = two_player.standings
+    assert [row["bot"] for row in shown] == [row["bot"] for row in expected]
+    for got, want in zip(shown, expected, strict=True):
+        assert (got["rank"], got["matches"], got["wins"]) == (want["rank"], want["matches"], want["wins"])
+        assert got["score"] == f"{want['score']:.2f}" and got["data_score"] == want["score"]
+        assert got["rating"] == f"{want['rating']:.2f}"
+        assert got["faults"] == want["faults"]
+    assert {row["bot"]: row["faults"] for row in shown}["bad"] == {"illegal": 3}
+    intervals = browser.find_elements("css selector", "#standings-table svg.interval")
+    assert [(float(i.get_attribute("data-low")), float(i.get_attribute("data-high"))) for i in intervals] == [
+        (row["win_low"], row["win_high"]) for row in expected
+    ]
+    save_screenshot(browser, tmp_path / "report.png", "report.png")
+
+
+def test_a_two_player_event_shows_the_cross_table(browser: WebDriver, two_player: Tournament) -> None:
+    _open(browser, two_player.index)
+    bots = [str(row["bot"]) for row in two_player.standings]
+    table = cross_table(bots, _records(two_player.output))  # type: ignore[arg-type]
+    cells = browser.find_elements("css selector", "#head-to-head-table td[data-row]")
+    shown = {(c.get_attribute("data-row"), c.get_attribute("data-col")): c.text for c in cells}
+    assert len(shown) == len(bots) * (len(bots) - 1)
+    for (row, col), text in shown.items():
+        assert text == "{}-{}-{}".format(*table[row][col])
+
+
+def test_larger_tables_show_each_pairs_record_where_they_met(browser: WebDriver, three_player: Tournament) -> None:
+    _open(browser, three_player.index)
+    bots = [str(row["bot"]) for row in three_player.standings]
+    pairs = pair_records(bots, _records(three_player.output))  # type: ignore[arg-type]
+    for (a, b), record in pairs.items():
+        cell = browser.find_element("css selector", f'#head-to-head-table td[data-row="{a}"][data-col="{b}"]')
+        assert cell.text == f"{record.ahead}-{record.behind}-{record.level}"
+    never = browser.find_elements("css selector", "#head-to-head-table td.never")
+    assert len(never) == len(bots) * (len(bots) - 1) - len(pairs)
+
+
+def test_the_rating_chart_ends_at_the_ratings_of_the_standings(
+    browser: WebDriver, two_player: Tournament, three_player: Tournament
+) -> None:
+    for tournament, by, points in ((two_player, "match", 6 + 1), (three_player, "round", 3 + 1)):
+        _open(browser, tournament.index)
+        assert browser.find_element("id", "ratings").get_attribute("data-by") == by
+        lines = browser.find_elements("css selector", "#rating-chart polyline.series")
+        finals = {line.get_attribute("data-bot"): line.get_attribute("data-final") for line in lines}
+        assert finals == {row["bot"]: f"{row['rating']:.2f}" for row in tournament.standings}
+        assert all(len((line.get_attribute("points") or "").split()) == points for line in lines)
+        note = browser.find_element("id", "chart-note").text
+        assert ("after every match" in note) == (by == "match")
+
+
+def test_every_fault_links_to_its_move_in_the_replay_viewer(browser: WebDriver, two_player: Tournament) -> None:
+    _open(browser, two_player.index)
+    rows = browser.find_elements("css selector", "#faults-table tr.fault")
+    assert len(rows) == 3 and {row.get_attribute("data-bot") for row in rows} == {"bad"}
+    first = rows[0]
+    assert first.find_element("css selector", ".reason").text == "illegal"
+    assert "index 999 is outside legal" in first.find_element("css selector", ".detail").text
+    match_id = first.get_attribute("data-match")
+    first.find_element("css selector", "a.move-link").click()
+    assert browser.current_url.split("#")[0].endswith(f"/report/replays/{match_id}.html")
+    table = browser.find_element("id", "table")
+    assert table.get_attribute("data-kind") == "fault"
+    assert browser.find_element("id", "step-title").text == "bad faults (illegal)"
+    assert "faults (illegal): " in browser.find_element("id", "says").text
+
+
+def test_every_match_links_to_its_replay_page(browser: WebDriver, two_player: Tournament) -> None:
+    _open(browser, two_player.index)
+    store = ResultStore.open_existing(two_player.output)
+    try:
+        ids = [row["match_id"] for row in match_rows(store)]
+    finally:
+        store.close()
+    links = browser.find_elements("css selector", "#matches a.replay-link")
+    assert [link.text for link in links] == ids
+    for link in links:
+        assert Path(two_player.index.parent, link.get_attribute("href").split("/report/")[1]).is_file()  # type: ignore[union-attr]
+    links[0].click()
+    assert browser.find_element("id", "title").text == f"Match {ids[0]}"
+    browser.find_element("css selector", "a.back").click()
+    assert browser.find_element("id", "title").text == "pairs"
+
+
+def test_the_report_fits_a_phone_screen(browser: WebDriver, three_player: Tournament) -> None:
+    size = browser.get_window_size()
+    browser.set_window_size(390, 844)
+    try:
+        _open(browser, three_player.index)
+        width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1]  # wide tables scroll inside their own box, the page does not
+        font = browser.execute_script("return parseFloat(getComputedStyle(document.body).fontSize)")
+        assert font >= 16
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+def test_arena_run_writes_the_report_and_a_gauntlet_has_a_section_per_candidate(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    config = write_tournament(
+        tmp_path,
+        "course",
+        "format: gauntlet\nplayers_per_match: 2\ngauntlet: {candidates: [student-a, student-b]}\nbots:\n"
+        "  - {name: student-a, builtin: random}\n"
+        "  - {name: student-b, builtin: heuristic}\n"
+        "  - {name: reference, builtin: heuristic}\n",
+    )
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        assert main(["run", str(config), "--quiet"]) == 0
+    output = load_config(config).output
+    index = output / "report" / "index.html"
+    assert f"report: {index}" in stream.getvalue().splitlines()
+    _open(browser, index)
+    sections = browser.find_elements("css selector", "#matches section.candidate")
+    assert [s.get_attribute("data-candidate") for s in sections] == ["student-a", "student-b"]
+    for section in sections:
+        candidate = section.get_attribute("data-candidate")
+        matches = section.find_elements("css selector", "tr.match")
+        assert matches and all(candidate in row.text for row in matches)
+    shown = [
+        row.get_attribute("data-bot") for row in browser.find_elements("css selector", "#standings-table tr[data-bot]")
+    ]
+    assert shown == [row["bot"] for row in standings_json(output)]
