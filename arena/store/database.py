@@ -64,9 +64,9 @@ class StoredMatch:
     finished_at: float
 
     def record(self) -> MatchRecord:
-        """As the standings take it. A bot failing on match_end leaves the result standing: not counted here."""
+        """As the standings take it: the ranking decides the scores, every fault (after the match too) counts."""
         job = self.job
-        faults = tuple((f.seat, f.reason) for f in self.faults if not f.after_match)
+        faults = tuple((f.seat, f.reason) for f in self.faults)
         return MatchRecord(job.match_id, job.round, job.seats, self.ranking, self.winners, faults)
 
 
