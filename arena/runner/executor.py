@@ -123,7 +123,9 @@ def _serve(
                 results.put(("error", f"match {job.match_id}: {traceback.format_exc()}"))
         worker.close()
     except KeyboardInterrupt:
-        pass
+        # Nobody may read the results any more (the arena stopped or died): exit without waiting for the
+        # queue's feeder thread to push a last result into a full pipe, which would block for ever.
+        results.cancel_join_thread()
     finally:
         for host in worker.hosts.values():
             host.kill()

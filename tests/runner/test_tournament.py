@@ -36,6 +36,24 @@ def results(output: Path) -> list[dict[str, object]]:
         store.close()
 
 
+def children(pid: int) -> list[int]:
+    """The arena's own child processes: its workers (and the multiprocessing resource tracker)."""
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of pids still running (a zombie has finished)."""
+    running = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            running.append(pid)
+    return running
+
+
 def standings_of(output: Path) -> list[dict[str, object]]:
     store = ResultStore.open_existing(output)
     try:
@@ -166,12 +184,14 @@ def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_resu
     deadline = time.monotonic() + 60
     while len(list((config.output / "replays").glob("*.jsonl"))) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
+    workers = children(arena.pid)
     os.kill(arena.pid, signal.SIGKILL)  # no cleanup code runs in the arena: its workers must notice
     arena.wait(10)
     deadline = time.monotonic() + 20
-    while find_processes(marker) and time.monotonic() < deadline:
+    while (find_processes(marker) or alive(workers)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not find_processes(marker)
+    assert workers and not alive(workers), "the arena's worker processes outlived it"
     assert 3 <= len(results(config.output)) < 24
     run_tournament(config, progress=False)
     assert results(config.output) == results(whole.output)
