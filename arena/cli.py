@@ -186,6 +186,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.concurrency < 1:
             raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
         config = replace(config, concurrency=args.concurrency)
+    if args.dask is not None:
+        from arena.config import ExecutorType
+
+        config = replace(config, executor=replace(config.executor, type=ExecutorType.DASK, address=args.dask))
     summary = run_tournament(config, restart=args.restart, progress=False if args.quiet else None)
     kept = f", {summary.kept} kept from an earlier run" if summary.kept else ""
     print(
@@ -359,6 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("file", type=Path, help="the tournament's YAML file (see docs/configuration.md)")
     run.add_argument("--concurrency", type=int, help="worker processes (default: the file's, else the cores)")
+    run.add_argument(
+        "--dask", metavar="ADDRESS", help="play the matches on the Dask cluster at ADDRESS (tcp://host:8786)"
+    )
     run.add_argument("--restart", action="store_true", help="discard the results already in the output folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar (it is shown only on a terminal anyway)")
     run.add_argument("--replay-pages", type=_pages, metavar="N", help=REPLAY_PAGES_HELP)

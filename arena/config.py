@@ -86,6 +86,28 @@ class GauntletConfig:
     """How many times each of a candidate's tables is played, seats rotated."""
 
 
+class ExecutorType(StrEnum):
+    """Where matches run (arena.runner.executor)."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+DEFAULT_MAX_BOT_MB = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorConfig:
+    """Where matches run. It decides nothing of the results, so config_hash leaves it out: a tournament begun
+    on one machine can be resumed on a cluster."""
+
+    type: ExecutorType = ExecutorType.LOCAL
+    address: str | None = None
+    """The Dask scheduler's address (tcp://host:8786), for type dask."""
+    max_bot_mb: int = DEFAULT_MAX_BOT_MB
+    """The cap on a command bot's directory, packed, shipped to cluster workers."""
+
+
 @dataclass(frozen=True, slots=True)
 class TournamentConfig:
     name: str
@@ -110,6 +132,7 @@ class TournamentConfig:
     """The YAML file, absolute."""
     raw_text: str = field(repr=False)
     """The file as read: kept beside the results so that a run can be told exactly what it was."""
+    executor: ExecutorConfig = ExecutorConfig()
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -383,6 +406,12 @@ class _Gauntlet(_Model):
     repeats: _Positive = 1
 
 
+class _Executor(_Model):
+    type: Literal["local", "dask"] = "local"
+    address: Annotated[str, Field(min_length=1)] | None = None
+    max_bot_mb: _Positive = DEFAULT_MAX_BOT_MB
+
+
 class _Tournament(_Model):
     name: _Name
     ruleset: Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_known_ruleset)] = DEFAULT_RULESET
@@ -398,6 +427,7 @@ class _Tournament(_Model):
     output: Annotated[str, Field(min_length=1)] | None = None
     bots: Annotated[list[_Bot], Field(min_length=1)]
     gauntlet: _Gauntlet | None = None
+    executor: _Executor = _Executor()
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -460,6 +490,17 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
             )
         if fmt != Format.GAUNTLET and "gauntlet" in data:
             yield _Problem(("gauntlet",), f"only for format gauntlet, not {fmt}")
+    executor = data.get("executor")
+    if isinstance(executor, dict):
+        kind = executor.get("type", "local")
+        if kind == "dask" and executor.get("address") is None:
+            yield _Problem(
+                ("executor", "address"), "required for type dask, e.g. address: tcp://host:8786", at=("executor",)
+            )
+        if kind == "local":
+            for key in ("address", "max_bot_mb"):
+                if key in executor:
+                    yield _Problem(("executor", key), "only for type dask: a local run ships nothing")
     output = data.get("output")
     if isinstance(output, str) and output and (base / output).exists() and not (base / output).is_dir():
         yield _Problem(("output",), f"{base / output} is a file, not a directory")
@@ -746,6 +787,7 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         else GauntletConfig(tuple(model.gauntlet.candidates), model.gauntlet.repeats),
         source=source,
         raw_text=text,
+        executor=ExecutorConfig(ExecutorType(model.executor.type), model.executor.address, model.executor.max_bot_mb),
     )
 
 
@@ -759,4 +801,13 @@ def _entry(bot: _Bot, base: Path) -> BotEntry:
     return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, _bot_directory(written, bot.dir, base)))
 
 
-__all__ = ["BotEntry", "Format", "GauntletConfig", "TournamentConfig", "config_hash", "load_config"]
+__all__ = [
+    "BotEntry",
+    "ExecutorConfig",
+    "ExecutorType",
+    "Format",
+    "GauntletConfig",
+    "TournamentConfig",
+    "config_hash",
+    "load_config",
+]

@@ -383,3 +383,24 @@ def test_the_documented_limit_defaults_are_the_projects() -> None:
     documented = dict(re.findall(r"^\| `(\w+)` \| (\d+) \|", (ROOT / "docs" / "configuration.md").read_text(), re.M))
     actual = {**dataclasses.asdict(Timing()), **dataclasses.asdict(Limits())}
     assert {key: int(value) for key, value in documented.items()} == actual
+
+
+def test_the_executor_is_local_unless_the_file_names_a_dask_scheduler(tmp_path: Path) -> None:
+    from arena.config import ExecutorConfig, ExecutorType
+
+    assert load_config(write(tmp_path, SMALL)).executor == ExecutorConfig()
+    dask = load_config(write(tmp_path, SMALL + "executor: {type: dask, address: 'tcp://h:8786', max_bot_mb: 5}\n"))
+    assert dask.executor == ExecutorConfig(ExecutorType.DASK, "tcp://h:8786", 5)
+    assert config_hash(dask) == config_hash(load_config(write(tmp_path, SMALL, "local.yaml")))
+
+
+def test_a_dask_executor_needs_its_address_and_a_local_one_takes_none(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, SMALL + "executor: {type: dask}\n")) == [
+        "7: executor.address: required for type dask, e.g. address: tcp://host:8786"
+    ]
+    assert problems(write(tmp_path, SMALL + "executor: {address: 'tcp://h:1', type: slurm}\n")) == [
+        "7: executor.type: must be 'local' or 'dask', not 'slurm'"
+    ]
+    assert problems(write(tmp_path, SMALL + "executor: {max_bot_mb: 5}\n")) == [
+        "7: executor.max_bot_mb: only for type dask: a local run ships nothing"
+    ]

@@ -1,5 +1,5 @@
 """Where matches run. The runner only needs `run(jobs)` yielding results as they finish; the local pool
-of worker processes is one way, a cluster backend is another (see docs/cluster.md when it exists)."""
+of worker processes is one way, a cluster backend is another (arena.runner.dask_executor, docs/cluster.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Protocol
 
-from arena.config import TournamentConfig
+from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
 from arena.runner.jobs import MatchDone, MatchJob
 from arena.runner.worker import MatchWorker
@@ -92,6 +92,15 @@ class LocalExecutor:
                 process.kill()
                 process.join(1)
         kill_all()
+
+
+def executor_for(config: TournamentConfig, workers: int) -> Executor:
+    """The executor the configuration names (executor.type); the Dask one is imported only when asked for."""
+    if config.executor.type is ExecutorType.DASK:
+        from arena.runner.dask_executor import DaskExecutor
+
+        return DaskExecutor(config, workers)
+    return LocalExecutor(config, workers)
 
 
 def _interrupted(signum: int, frame: object) -> None:

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
-from arena.runner.executor import Executor, LocalExecutor
+from arena.runner.executor import Executor, executor_for
 from arena.runner.jobs import MatchJob, match_seed
 from arena.store import ResultStore
 from arena.store.export import write_gauntlet_csv
@@ -42,7 +42,7 @@ def run_tournament(
     config: TournamentConfig,
     *,
     restart: bool = False,
-    executor: Callable[[TournamentConfig, int], Executor] = LocalExecutor,
+    executor: Callable[[TournamentConfig, int], Executor] = executor_for,
     progress: bool | None = None,
 ) -> RunSummary:
     """Play every match of the tournament not yet in its output; Ctrl-C keeps what is finished."""

@@ -1,0 +1,112 @@
+"""Tournaments on a real Dask cluster (a LocalCluster of worker processes): the same results as on one machine,
+whatever happens to the workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli import main
+from arena.config import ExecutorConfig, ExecutorType, TournamentConfig, load_config
+from arena.errors import UsageError
+from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.tournament import run_tournament
+from tests.runner.test_tournament import MakeFile, results
+
+
+@pytest.fixture
+def cluster() -> Iterator[Any]:
+    """Two worker processes of one thread each, stopped with everything they started."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    ) as local:
+        yield local
+
+
+def on(config: TournamentConfig, address: str, output: str) -> TournamentConfig:
+    return replace(
+        config,
+        executor=ExecutorConfig(ExecutorType.DASK, address),
+        output=config.output.parent / output,
+    )
+
+
+def test_a_tournament_on_a_cluster_gives_exactly_the_local_results(
+    tournament_file: MakeFile, cluster: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tournament_file(programs=1, extra="repeats: 2\n")
+    local = load_config(path)
+    run_tournament(local, progress=False)
+    cluster_output = tournament_file(programs=1, extra="repeats: 2\n", output="on-dask")
+    assert main(["run", str(cluster_output), "--dask", cluster.scheduler_address, "--quiet"]) == 0
+    assert "12 matches (12 played now)" in capsys.readouterr().out
+    assert results(load_config(cluster_output).output) == results(local.output)
+
+
+class KillAWorker:
+    """A Dask executor that SIGKILLs a worker process busy with a match once the first result is in."""
+
+    def __init__(self) -> None:
+        self.killed: int | None = None
+
+    def __call__(self, config: TournamentConfig, workers: int) -> Any:
+        from arena.runner.dask_executor import DaskExecutor
+
+        executor = DaskExecutor(config, workers)
+        original = executor.run
+
+        def run(jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+            for done in original(jobs):
+                yield done
+                if self.killed is None:
+                    self.killed = self._kill(executor._client)
+
+        executor.run = run  # type: ignore[method-assign]
+        return executor
+
+    @staticmethod
+    def _kill(client: Any) -> int:
+        busy = [address for address, keys in client.processing().items() if keys]
+        pids = client.run(os.getpid, workers=busy[:1] or None)
+        pid = next(iter(pids.values()))
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+
+def test_a_worker_killed_mid_tournament_changes_nothing_in_the_results(tournament_file: MakeFile, cluster: Any) -> None:
+    path = tournament_file(programs=1, extra="repeats: 4\n")  # 24 matches
+    local = load_config(path)
+    run_tournament(local, progress=False)
+    config = on(local, cluster.scheduler_address, "killed")
+    killer = KillAWorker()
+    summary = run_tournament(config, progress=False, executor=killer)
+    assert killer.killed is not None
+    assert summary.played == summary.matches == 24
+    assert results(config.output) == results(local.output)
+
+
+def test_a_bot_directory_over_the_cap_is_refused_clearly(tournament_file: MakeFile, tmp_path: Path) -> None:
+    config = load_config(tournament_file(programs=1))
+    (tmp_path / "student" / "weights.bin").write_bytes(os.urandom(2 * 1024 * 1024))
+    config = replace(config, executor=ExecutorConfig(ExecutorType.DASK, "tcp://127.0.0.1:9", max_bot_mb=1))
+    pytest.importorskip("distributed")
+    with pytest.raises(UsageError, match=r"student is over 1 MB packed.*executor\.max_bot_mb"):
+        run_tournament(config, progress=False)
+
+
+def test_without_the_dask_extra_a_cluster_run_says_how_to_install_it(
+    tournament_file: MakeFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
+    config = load_config(tournament_file())
+    config = replace(config, executor=ExecutorConfig(ExecutorType.DASK, "tcp://127.0.0.1:9"))
+    with pytest.raises(UsageError, match=r"needs the dask extra.*pip install \"loveletter-arena\[dask\]\""):
+        run_tournament(config, progress=False)
