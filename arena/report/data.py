@@ -29,7 +29,7 @@ class FaultEntry:
     detail: str
     stderr_tail: str
     after_match: bool
-    """A failure on match_end: recorded, but the result stands and the standings do not count it."""
+    """A failure on match_end: recorded and counted in the standings, but the result of the match stands."""
 
 
 @dataclass(frozen=True, slots=True)

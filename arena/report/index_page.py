@@ -186,7 +186,7 @@ def _faults(faults: Sequence[FaultEntry], pages: Mapping[str, str], fault_steps:
             if tail
             else '<span class="none">empty</span>'
         )
-        after = ' <span class="badge">after match end: not counted</span>' if fault.after_match else ""
+        after = ' <span class="badge">after match end: the result stands</span>' if fault.after_match else ""
         rows.append(
             f'<tr class="fault" data-match="{escape(fault.match_id)}" data-bot="{escape(fault.bot)}"'
             f' data-reason="{escape(fault.reason)}" data-seat="{fault.seat}">'
