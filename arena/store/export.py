@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.engine import FaultReason
 from arena.store.database import ResultStore
 from arena.tournament import Standing, cross_table, standings
 
@@ -129,11 +130,15 @@ def _write_aligned(lines: list[list[str]], stream: TextIO, right: set[int]) -> N
 
 
 def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
-    """One row per candidate, for a gradebook: the standings' columns, faults counted per kind."""
+    """One row per candidate, for a gradebook: the standings' columns, then the faults in all and by kind (every
+    kind of PROTOCOL.md has its column, so the columns are the same for every course and every run)."""
     rows = standing_rows(store, only=set(json.loads(store.meta().get("candidates", "[]"))))
-    reasons = sorted({reason for row in rows for reason in row["faults"]})
     flat = [
-        {**{k: v for k, v in row.items() if k != "faults"}, **{f"faults_{r}": row["faults"].get(r, 0) for r in reasons}}
+        {
+            **{key: value for key, value in row.items() if key != "faults"},
+            "faults": sum(row["faults"].values()),
+            **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
+        }
         for row in rows
     ]
     with path.open("w", encoding="utf-8", newline="") as stream:
