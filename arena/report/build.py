@@ -9,10 +9,11 @@ from pathlib import Path
 
 from arena.errors import ReplayError
 from arena.replay import read_replay
-from arena.report.data import FaultEntry, MatchEntry, gather
+from arena.report.data import MatchEntry, gather
 from arena.report.index_page import render_index, replay_href
 from arena.report.replay_page import render_replay
 from arena.report.steps import replay_steps
+from arena.runner.jobs import FaultRow
 from arena.store import ResultStore
 
 REPORT = "report"
@@ -46,7 +47,7 @@ def write_report(output: Path, replay_pages: int | None = REPLAY_PAGES) -> Repor
     replays = folder / "replays"
     replays.mkdir(parents=True, exist_ok=True)
     pages: dict[str, str] = {}
-    fault_steps: dict[FaultEntry, int] = {}
+    fault_steps: dict[FaultRow, int] = {}
     problems: list[str] = []
     written: set[Path] = set()
     for match in _with_pages(data.matches, replay_pages):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.runner.jobs import FaultRow
 from arena.store import ResultStore
 from arena.store.export import bots_of, standing_rows
 from arena.tournament import MatchRecord, cross_table, pair_records, rating_by_match, rating_history
@@ -21,18 +22,6 @@ CHART_POINTS = 400
 
 
 @dataclass(frozen=True, slots=True)
-class FaultEntry:
-    match_id: str
-    seat: int
-    bot: str
-    reason: str
-    detail: str
-    stderr_tail: str
-    after_match: bool
-    """A failure on match_end: recorded and counted in the standings, but the result of the match stands."""
-
-
-@dataclass(frozen=True, slots=True)
 class MatchEntry:
     match_id: str
     round: int
@@ -40,7 +29,7 @@ class MatchEntry:
     ranking: tuple[tuple[str, ...], ...]
     winners: tuple[str, ...]
     tokens: tuple[int, ...]
-    faults: tuple[FaultEntry, ...]
+    faults: tuple[FaultRow, ...]
     replay: Path | None
     """The replay file; None for a bye."""
 
@@ -89,7 +78,7 @@ class TournamentData:
     matches: tuple[MatchEntry, ...]
 
     @property
-    def faults(self) -> list[FaultEntry]:
+    def faults(self) -> list[FaultRow]:
         return [fault for match in self.matches for fault in match.faults]
 
 
@@ -108,10 +97,7 @@ def gather(store: ResultStore) -> TournamentData:
             ranking=tuple(tuple(match.job.seats[s] for s in place) for place in match.ranking),
             winners=tuple(match.job.seats[s] for s in match.winners),
             tokens=match.tokens,
-            faults=tuple(
-                FaultEntry(match.job.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, f.after_match)
-                for f in match.faults
-            ),
+            faults=match.faults,
             replay=match.replay,
         )
         for match in stored

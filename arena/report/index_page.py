@@ -11,9 +11,10 @@ from html import escape
 from urllib.parse import quote
 
 from arena import __version__
-from arena.report.data import FaultEntry, HeadToHead, MatchEntry, RatingChart, TournamentData
+from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
 from arena.report.page import document, number, percent
 from arena.report.svg import colour, dash, interval_bar, line_chart
+from arena.runner.jobs import FaultRow
 
 FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet"}
 
@@ -27,7 +28,7 @@ def replay_href(match_id: str, step: int | None = None) -> str:
 def render_index(
     data: TournamentData,
     pages: Mapping[str, str],
-    fault_steps: Mapping[FaultEntry, int],
+    fault_steps: Mapping[FaultRow, int],
     output: str,
 ) -> str:
     """The page. `pages`: match id -> its viewer page (relative); `fault_steps`: the step each fault is at."""
@@ -168,7 +169,7 @@ def _chart(chart: RatingChart, standings: Sequence[dict[str, object]]) -> str:
     )
 
 
-def _faults(faults: Sequence[FaultEntry], pages: Mapping[str, str], fault_steps: Mapping[FaultEntry, int]) -> str:
+def _faults(faults: Sequence[FaultRow], pages: Mapping[str, str], fault_steps: Mapping[FaultRow, int]) -> str:
     if not faults:
         return '<section id="faults"><h2>Faults</h2><p id="no-faults">No bot faulted.</p></section>'
     rows = []

@@ -18,6 +18,7 @@ class MatchJob:
 
 @dataclass(frozen=True, slots=True)
 class FaultRow:
+    match_id: str
     seat: int
     bot: str
     reason: str

@@ -33,7 +33,7 @@ class MatchWorker:
         match = Match(self.ruleset, list(job.seats), job.seed)
         outcome = play_match(match, [self._player(name) for name in job.seats], job.match_id)
         faults = tuple(
-            FaultRow(f.seat, job.seats[f.seat], f.reason.value, f.detail, f.stderr_tail, f.after_match)
+            FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason.value, f.detail, f.stderr_tail, f.after_match)
             for f in outcome.faults
         )
         result = outcome.result

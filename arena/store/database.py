@@ -146,7 +146,7 @@ class ResultStore:
             self._db.executemany(
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (job.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match))
+                    (f.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match))
                     for f in done.faults
                 ],
             )
@@ -166,7 +166,7 @@ class ResultStore:
         for match_id, seat, bot, reason, detail, tail, after in self._db.execute(
             "SELECT match_id, seat, bot, reason, detail, stderr_tail, after_match FROM faults ORDER BY rowid"
         ):
-            faults.setdefault(match_id, []).append(FaultRow(seat, bot, reason, detail, tail, bool(after)))
+            faults.setdefault(match_id, []).append(FaultRow(match_id, seat, bot, reason, detail, tail, bool(after)))
         rows = self._db.execute(
             "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay, finished_at"
             " FROM matches WHERE status = 'done' ORDER BY round, match_id"
