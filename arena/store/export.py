@@ -91,7 +91,8 @@ def _cell(value: object) -> object:
 
 def print_standings(store: ResultStore, stream: TextIO) -> None:
     meta = store.meta()
-    table = current_standings(store)
+    records = [stored.record() for stored in store.matches()]
+    table = standings(bots_of(store), records)
     header = ["#", "bot", "matches", "wins", "win rate [95%]", "score", "opp. score", "rating", "faults"]
     lines = [header]
     for s in table:
@@ -109,11 +110,11 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
                 faults,
             ]
         )
-    stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(list(store.matches()))} matches\n")
+    stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(records)} matches\n")
     _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7})
     if meta.get("players_per_match") == "2":
         bots = [s.bot for s in table]
-        cells = cross_table(bots, [stored.record() for stored in store.matches()])
+        cells = cross_table(bots, records)
         lines = [["", *bots]]
         for row in bots:
             lines.append([row, *("-" if row == col else "{}-{}-{}".format(*cells[row][col]) for col in bots)])
