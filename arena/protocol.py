@@ -17,6 +17,7 @@ from arena.engine import (
     MatchResult,
     OutEvent,
     Play,
+    PlayerView,
     PlayEvent,
     RoundEnded,
     RoundStartEvent,
@@ -46,6 +47,19 @@ def cards_json(cards: tuple[Card, ...]) -> list[str]:
 def seat_map_json(by_seat: Mapping[int, Card]) -> dict[str, str]:
     """Objects keyed by seat use the seat number written as a string, as JSON requires."""
     return {str(seat): card.label for seat, card in sorted(by_seat.items())}
+
+
+player_json: IdentityMemo[PlayerView, JSON] = IdentityMemo(
+    lambda player: {
+        "name": player.name,
+        "tokens": player.tokens,
+        "in_round": player.in_round,
+        "protected": player.protected,
+        "disqualified": player.disqualified,
+        "discards": cards_json(player.discards),
+    }
+)
+"""A seat's entry in `players`, once per PlayerView: the engine reuses the views of unchanged seats."""
 
 
 def action_json(action: Action) -> JSON:
@@ -170,17 +184,7 @@ def act_message(match_id: str, view: View, deadline_ms: int, events: Sequence[Ev
         "decision": view.decision.value,
         "seat": view.seat,
         "hand": cards_json(view.hand),
-        "players": [
-            {
-                "name": player.name,
-                "tokens": player.tokens,
-                "in_round": player.in_round,
-                "protected": player.protected,
-                "disqualified": player.disqualified,
-                "discards": cards_json(player.discards),
-            }
-            for player in view.players
-        ],
+        "players": [player_json(player) for player in view.players],
         "deck": view.deck,
         "removed_face_up": cards_json(view.removed_face_up),
         "deadline_ms": deadline_ms,

@@ -35,20 +35,22 @@ def run(bot: Callable[[Message], Answer] | Bot, name: str = "python-bot") -> Non
     hello: Message = {"type": "hello", "protocol": 1, "name": name}
     if "ARENA_TOKEN" in os.environ:
         hello["token"] = os.environ["ARENA_TOKEN"]
-    transport.send(hello)
+    send, receive = transport.send, transport.receive
+    send(_dumps(hello))
     while True:
-        message = transport.receive()
+        message = _loads(receive())
         kind = message.get("type")
         if kind == "act":
             answer = act(message)
-            key = "index" if isinstance(answer, int) else "action"
-            reply: Message = {"type": "action", key: answer}
-        else:
-            hook = hooks.get(str(kind))
-            if hook is not None:
-                hook(message)
-            reply = {"type": "ok"}
-        transport.send(reply)
+            if type(answer) is int:
+                send(b'{"type":"action","index":%d}' % answer)
+            else:
+                send(_dumps({"type": "action", "action": answer}))
+            continue
+        hook = hooks.get(str(kind))
+        if hook is not None:
+            hook(message)
+        send(b'{"type":"ok"}')
         if kind == "shutdown":
             transport.close()
             return
@@ -57,9 +59,7 @@ def run(bot: Callable[[Message], Answer] | Bot, name: str = "python-bot") -> Non
 try:
     import orjson
 
-    def _dumps(message: Message) -> bytes:
-        return orjson.dumps(message)
-
+    _dumps = orjson.dumps
     _loads = orjson.loads
 except ImportError:  # the SDK works with the standard library alone
 
@@ -70,6 +70,8 @@ except ImportError:  # the SDK works with the standard library alone
 
 
 class _Zmq:
+    """A REQ socket: it keeps the lockstep itself."""
+
     def __init__(self, endpoint: str) -> None:
         import zmq
 
@@ -77,12 +79,8 @@ class _Zmq:
         self._socket = self._context.socket(zmq.REQ)
         self._socket.linger = 1000
         self._socket.connect(endpoint)
-
-    def send(self, message: Message) -> None:
-        self._socket.send(_dumps(message))
-
-    def receive(self) -> Message:
-        return _loads(self._socket.recv())
+        self.send: Callable[[bytes], object] = self._socket.send
+        self.receive: Callable[[], bytes] = self._socket.recv
 
     def close(self) -> None:
         self._socket.close()
@@ -90,19 +88,22 @@ class _Zmq:
 
 
 class _Stdio:
+    """JSON lines; a stray print() goes to stderr, since stdout carries the protocol."""
+
     def __init__(self) -> None:
-        self._stdout = sys.stdout
-        sys.stdout = sys.stderr  # a stray print() must not break the protocol
+        self._out = sys.stdout.buffer
+        self._in = sys.stdin.buffer
+        sys.stdout = sys.stderr
 
-    def send(self, message: Message) -> None:
-        self._stdout.write(json.dumps(message) + "\n")
-        self._stdout.flush()
+    def send(self, payload: bytes) -> None:
+        self._out.write(payload + b"\n")
+        self._out.flush()
 
-    def receive(self) -> Message:
-        line = sys.stdin.readline()
+    def receive(self) -> bytes:
+        line = self._in.readline()
         if not line:
             raise SystemExit("arena closed the connection")
-        return json.loads(line)
+        return line
 
     def close(self) -> None:
-        self._stdout.flush()
+        self._out.flush()

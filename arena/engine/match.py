@@ -112,6 +112,9 @@ class Match:
         self._drawn: tuple[Card, ...] = ()
         self._round_winners: tuple[int, ...] = ()
         self._result: MatchResult | None = None
+        self._player_views: list[tuple[tuple[object, ...], PlayerView] | None] = [None] * n
+        """Each seat's last PlayerView with what it was made of: most seats are unchanged from one view to
+        the next, and a reused view saves its consumers work too (the protocol encodes each one once)."""
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -171,24 +174,27 @@ class Match:
             round=self._round,
             decision=decision.kind if mine else None,
             hand=tuple(self._hands[seat]),
-            players=tuple(
-                [
-                    PlayerView(name, tokens, in_round, protected, disqualified, tuple(discards))
-                    for name, tokens, in_round, protected, disqualified, discards in zip(
-                        self.players,
-                        self._tokens,
-                        self._in_round,
-                        self._protected,
-                        self._disqualified,
-                        self._discards,
-                        strict=True,
-                    )
-                ]
-            ),
+            players=self._public_seats(),
             deck=len(self._deck),
             removed_face_up=self._removed_face_up,
             legal=decision.legal if mine else (),
         )
+
+    def _public_seats(self) -> tuple[PlayerView, ...]:
+        cache, views = self._player_views, []
+        for seat, name in enumerate(self.players):
+            made_of = (
+                self._tokens[seat],
+                self._in_round[seat],
+                self._protected[seat],
+                self._disqualified[seat],
+                tuple(self._discards[seat]),
+            )
+            cached = cache[seat]
+            if cached is None or cached[0] != made_of:
+                cached = cache[seat] = (made_of, PlayerView(name, *made_of))  # type: ignore[arg-type]
+            views.append(cached[1])
+        return tuple(views)
 
     # -- driving ---------------------------------------------------------------------------
 

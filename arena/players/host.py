@@ -20,10 +20,11 @@ from typing import Any
 
 import orjson
 import zmq
+from zmq.backend import zmq_poll
 
 from arena.engine import FaultReason
 from arena.players.base import PlayerFault
-from arena.players.channels import Dropped, Garbled, Received, StdioChannel, ZmqChannel
+from arena.players.channels import Dropped, StdioChannel, ZmqChannel
 from arena.protocol import PROTOCOL_VERSION
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
 
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_S = 0.1
 """After the process exits, how long the channel may still deliver a reply it sent just before."""
 SHUTDOWN_GRACE_S = 2.0
+POLLIN, POLLOUT = int(zmq.POLLIN), int(zmq.POLLOUT)
 CORES = os.cpu_count() or 1
 """A process's threads use CPU time at most this many times as fast as the wall clock runs."""
 
@@ -76,16 +78,16 @@ class HostStats:
     slowest_ms: float = 0.0
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    return orjson.dumps(message)
-
-
 def decode(payload: bytes) -> object:
     """A reply as JSON; PlayerFault(malformed) saying what is wrong with it."""
     try:
         return orjson.loads(payload)
     except orjson.JSONDecodeError:
         pass  # find out what is wrong, in words
+    return _why_not_json(payload)
+
+
+def _why_not_json(payload: bytes) -> object:
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -126,8 +128,8 @@ class BotHost:
         self._process: BotProcess | None = None
         self._channel: ZmqChannel | StdioChannel | None = None
         self._directory: Path | None = None
-        self._poller: zmq.Poller | None = None
-        """The channel and the process's pidfd, polled together; one per process."""
+        self._poll_items: list[tuple[object, int]] | None = None
+        """The channel and the process's pidfd, polled together; one list per process."""
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a cheap look between decisions."""
         self._cpu_check_due = 0.0
@@ -245,25 +247,33 @@ class BotHost:
         log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send one message and return the bot's reply object; PlayerFault on any fault."""
-        assert self._channel is not None
+        """Send one message and return the bot's reply object; PlayerFault on any fault.
+
+        This runs once per move, so it is kept flat: the usual case is one send, one poll, one read.
+        """
+        channel = self._channel
+        assert channel is not None
         sent = time.monotonic()
-        deadline = sent + self.timing.move_ms / 1000
-        if not self._channel.send(encode(message)):
+        if not channel.send(orjson.dumps(message)):
             raise self.fault(self._gone("the bot's connection is gone"))
-        _, payload = self._wait(deadline)
+        _, payload = self._wait(sent + self.timing.move_ms / 1000)
         if payload is None:
             raise self.fault(
                 PlayerFault(FaultReason.TIMEOUT, f"no reply to {message['type']} within {self.timing.move_ms} ms")
             )
+        stats = self.stats
+        stats.replies += 1
         elapsed_ms = (time.monotonic() - sent) * 1000
-        self.stats.replies += 1
-        self.stats.slowest_ms = max(self.stats.slowest_ms, elapsed_ms)
+        if elapsed_ms > stats.slowest_ms:
+            stats.slowest_ms = elapsed_ms
         try:
-            reply = decode(payload)
-        except PlayerFault as fault:
-            raise self.fault(fault) from None
-        if not isinstance(reply, dict):
+            reply = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            try:
+                reply = _why_not_json(payload)
+            except PlayerFault as fault:
+                raise self.fault(fault) from None
+        if type(reply) is not dict:
             raise self.fault(
                 _malformed(f"a reply is a JSON object, not {type(reply).__name__}: {_snippet(str(reply))}")
             )
@@ -278,14 +288,11 @@ class BotHost:
         """The next message from the bot, or (b"", None) at the deadline; faults for exits and drops."""
         channel, process = self._channel, self._process
         assert channel is not None and process is not None
-        if self._poller is None:
-            self._poller = zmq.Poller()
-            for item in channel.pollables():
-                self._poller.register(item, zmq.POLLIN)
-            self._poller.register(process.fileno(), zmq.POLLIN)
-        poller = self._poller
+        if self._poll_items is None:
+            self._poll_items = [(item, POLLIN) for item in (*channel.pollables(), process.fileno())]
+        items = self._poll_items
         if isinstance(channel, StdioChannel) and channel.writing:
-            poller.register(channel.stdin_fd, zmq.POLLOUT)
+            items = [*items, (channel.stdin_fd, POLLOUT)]
         exited_at: float | None = None
         while True:
             now = time.monotonic()
@@ -294,13 +301,17 @@ class BotHost:
             limit = deadline if exited_at is None else min(deadline, exited_at + EXIT_GRACE_S)
             if now >= limit:
                 return b"", None
-            ready = dict(poller.poll(max(1, int((limit - now) * 1000))))
+            ready = [item for item, _ in zmq_poll(items, max(1, int((limit - now) * 1000)))]
             if isinstance(channel, StdioChannel) and channel.stdin_fd in ready:
                 if not channel.flush():
                     exited_at = exited_at or time.monotonic()
                 if not channel.writing:
-                    poller.unregister(channel.stdin_fd)
-            for identity, arrival in channel.arrivals(set(ready)):
+                    items = self._poll_items
+            for identity, arrival in channel.arrivals(ready):
+                if type(arrival) is bytes:
+                    if channel.peer is not None and identity != channel.peer:
+                        continue  # not the bot: ignored
+                    return identity, arrival
                 if isinstance(arrival, Dropped):
                     if process.wait(EXIT_GRACE_S) is None:  # a dying process drops its connection first
                         if handshake:
@@ -308,14 +319,10 @@ class BotHost:
                         raise self.fault(_malformed(arrival.detail))
                     exited_at = exited_at or time.monotonic()
                     continue
-                if isinstance(channel, ZmqChannel) and channel.peer is not None and identity != channel.peer:
+                if channel.peer is not None and identity != channel.peer:
                     continue  # not the bot: ignored
-                if isinstance(arrival, Garbled):
-                    if handshake:
-                        continue
+                if not handshake:
                     raise self.fault(_malformed(arrival.detail))
-                assert isinstance(arrival, Received)
-                return identity, arrival.payload
             if process.fileno() in ready and exited_at is None:
                 exited_at = time.monotonic()
 
@@ -353,7 +360,7 @@ class BotHost:
         return fault
 
     def kill(self) -> None:
-        self._poller = self._exit_watch = None
+        self._poll_items = self._exit_watch = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None
