@@ -109,7 +109,7 @@ def _card(value: object, field: str) -> Card:
 
 def events_json(events: Sequence[Event]) -> list[JSON]:
     """Events as JSON; an event object shared by several seats (see EventFeed) is encoded once."""
-    return [_encoded_event(event) for event in events]
+    return _encoded_event.many(events)
 
 
 def event_json(event: Event) -> JSON:
@@ -184,7 +184,7 @@ def act_message(match_id: str, view: View, deadline_ms: int, events: Sequence[Ev
         "decision": view.decision.value,
         "seat": view.seat,
         "hand": cards_json(view.hand),
-        "players": [player_json(player) for player in view.players],
+        "players": player_json.many(view.players),
         "deck": view.deck,
         "removed_face_up": cards_json(view.removed_face_up),
         "deadline_ms": deadline_ms,

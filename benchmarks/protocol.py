@@ -29,6 +29,7 @@ from arena.players import PlayerFault
 from arena.players.host import BotCommand, BotHost, Timing
 from arena.players.remote import RemotePlayer
 from arena.runner import play_match
+from arena.runner.worker import settle_heap
 from arena.sandbox import SandboxLevel, resolve_level
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +135,7 @@ def main() -> None:
     if args.bot == "c" and c_bot is None:
         raise SystemExit("--bot c needs make, a C compiler and libzmq's headers")
     hosts = make_hosts(level, cpu, bot=c_bot if args.bot == "c" and c_bot else PYTHON_BOT)
+    settle_heap()  # as a tournament's match worker does
     ours, bare = [], []
     try:
         moves_per_second(hosts, 300, 10_000)  # warm-up

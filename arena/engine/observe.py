@@ -81,7 +81,10 @@ def _played(record: Played, seat: int) -> PlayEvent:
     seen = record.seen if record.seat == seat else None
     compared = record.compared
     cards = dict(compared) if compared and (compared[0][0] == seat or compared[1][0] == seat) else None
-    received = next((card for trader, card in record.received if trader == seat), None)
+    received = None
+    for trader, card in record.received:
+        if trader == seat:
+            received = card
     return PlayEvent(record.seat, record.card, record.target, record.guess, record.hit, seen, cards, received)
 
 
@@ -111,40 +114,40 @@ def project(record: Record, seat: int) -> Event | None:
     return None if projection is None else projection(record, seat)
 
 
-_PER_SEAT = object()
-"""Marks a record whose event differs from seat to seat."""
-
-
-def _has_private_fields(record: Record) -> bool:
+def _entitled(record: Record) -> tuple[int, ...]:
+    """The seats that see more of `record` than everyone else does."""
     if isinstance(record, Played):
-        return record.seen is not None or bool(record.compared) or bool(record.received)
-    return isinstance(record, RoundStarted)
+        if record.seen is not None:
+            return (record.seat,)
+        return tuple(seat for seat, _ in record.compared or record.received)
+    if isinstance(record, RoundStarted):
+        return record.players_in
+    return ()
 
 
 class EventFeed:
     """A match's events for all its observers: each record is projected once for every seat it shows
-    nothing private to, and per seat only where it does. Share one feed between a match's observers."""
+    nothing private to, and once more for each seat entitled to more. Share one feed between a
+    match's observers."""
 
     def __init__(self, match: Match) -> None:
         self._match = match
-        self._shared: list[object] = []
+        self._shared: list[tuple[Event | None, tuple[int, ...]]] = []
+        """Per record: its public event (None when it is no event) and the seats entitled to more."""
 
     def events(self, seat: int, start: int, end: int) -> list[Event]:
         log, shared = self._match.records, self._shared
         for record in log[len(shared) : end]:
-            if type(record) not in _PROJECTIONS:
-                shared.append(None)
-            elif _has_private_fields(record):
-                shared.append(_PER_SEAT)
-            else:
-                shared.append(_PROJECTIONS[type(record)](record, -1))
+            projection = _PROJECTIONS.get(type(record))
+            shared.append((None, ()) if projection is None else (projection(record, -1), _entitled(record)))
         events: list[Event] = []
         for index in range(start, end):
-            event = shared[index]
-            if event is _PER_SEAT:
-                events.append(_PROJECTIONS[type(log[index])](log[index], seat))
+            event, entitled = shared[index]
+            if seat in entitled:
+                record = log[index]
+                events.append(_PROJECTIONS[type(record)](record, seat))
             elif event is not None:
-                events.append(event)  # type: ignore[arg-type]
+                events.append(event)
         return events
 
 

@@ -15,7 +15,7 @@ from typing import Protocol
 from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
 from arena.runner.jobs import MatchDone, MatchJob
-from arena.runner.worker import MatchWorker
+from arena.runner.worker import MatchWorker, settle_heap
 from arena.sandbox import kill_all, linux
 
 STOP_GRACE_S = 5.0
@@ -124,6 +124,7 @@ def _serve(
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     worker = MatchWorker(config, cpu)
+    settle_heap()
     try:
         while (job := tasks.get()) is not None:
             try:
