@@ -34,6 +34,8 @@ EXIT_GRACE_S = 0.1
 """After the process exits, how long the channel may still deliver a reply it sent just before."""
 SHUTDOWN_GRACE_S = 2.0
 POLLIN, POLLOUT = int(zmq.POLLIN), int(zmq.POLLOUT)
+IDLE_LOOK_S = 0.002
+"""How long a bot seen alive counts as alive for the checks between decisions (a move takes ~0.3 ms)."""
 CORES = os.cpu_count() or 1
 """A process's threads use CPU time at most this many times as fast as the wall clock runs."""
 
@@ -131,7 +133,9 @@ class BotHost:
         self._poll_items: list[tuple[object, int]] | None = None
         """The channel and the process's pidfd, polled together; one list per process."""
         self._exit_watch: select.poll | None = None
-        """The process's pidfd alone: a cheap look between decisions."""
+        """The process's pidfd alone: a look between decisions."""
+        self._idle_look_due = 0.0
+        """Before this moment `check_alive` does not look: the process was seen alive very recently."""
         self._cpu_check_due = 0.0
         """Before this moment the process cannot have used half its CPU limit, whatever it did."""
 
@@ -263,7 +267,9 @@ class BotHost:
             )
         stats = self.stats
         stats.replies += 1
-        elapsed_ms = (time.monotonic() - sent) * 1000
+        replied = time.monotonic()
+        self._idle_look_due = replied + IDLE_LOOK_S
+        elapsed_ms = (replied - sent) * 1000
         if elapsed_ms > stats.slowest_ms:
             stats.slowest_ms = elapsed_ms
         try:
@@ -372,7 +378,15 @@ class BotHost:
             self._directory = None
 
     def check_alive(self) -> None:
-        """Between decisions: a bot whose process died while idle is at fault now."""
+        """Between decisions: a bot whose process died while idle is at fault now.
+
+        The look is a system call, and it is made for every idle bot before every decision; a bot seen
+        alive less than IDLE_LOOK_S ago (by this look, or by answering) is not looked at again yet.
+        """
+        now = time.monotonic()
+        if now < self._idle_look_due:
+            return
+        self._idle_look_due = now + IDLE_LOOK_S
         if self._exit_watch is not None and self._exit_watch.poll(0) and self._process is not None:
             raise self.fault(self._exit_fault(False))
 

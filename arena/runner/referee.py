@@ -86,7 +86,8 @@ class _Referee:
         return MatchOutcome(result, tuple(self.faults))
 
     def check_idle_players(self, deciding: int | None) -> None:
-        """Bots that died between their turns are disqualified before the next decision is asked."""
+        """Bots found dead between their turns are disqualified before the next decision is asked (how often
+        a player looks is its own affair: see BotHost.check_alive)."""
         for seat in self.playing():
             if seat == deciding:
                 continue  # asked at once: its own reply or exit tells
