@@ -14,13 +14,12 @@ class RandomBot:
     def match_start(self, message: dict) -> None:
         # Seeded by the match: replayed from its seed, the match plays out the same way again.
         self.rng = random.Random(f"{message['match_id']}/{message['seat']}")
+        # Log to stderr, never stdout: the arena keeps the tail and shows it with any fault.
+        print(f"match {message['match_id']}: seat {message['seat']} of {len(message['players'])}", file=sys.stderr)
 
     def act(self, message: dict) -> dict:
         legal = message["legal"]
-        answer = self.rng.choice([a for a in legal if a.get("card") != "princess"] or legal)
-        if message["decision"] == "chancellor":
-            print(f"round {message['round']}: keeping {answer['keep']}", file=sys.stderr)
-        return answer
+        return self.rng.choice([a for a in legal if a.get("card") != "princess"] or legal)
 
 
 if __name__ == "__main__":
