@@ -86,10 +86,6 @@ def decode(payload: bytes) -> object:
         return orjson.loads(payload)
     except orjson.JSONDecodeError:
         pass  # find out what is wrong, in words
-    return _why_not_json(payload)
-
-
-def _why_not_json(payload: bytes) -> object:
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -273,12 +269,9 @@ class BotHost:
         if elapsed_ms > stats.slowest_ms:
             stats.slowest_ms = elapsed_ms
         try:
-            reply = orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            try:
-                reply = _why_not_json(payload)
-            except PlayerFault as fault:
-                raise self.fault(fault) from None
+            reply = decode(payload)
+        except PlayerFault as fault:
+            raise self.fault(fault) from None
         if type(reply) is not dict:
             raise self.fault(
                 _malformed(f"a reply is a JSON object, not {type(reply).__name__}: {_snippet(str(reply))}")
@@ -325,10 +318,10 @@ class BotHost:
                         raise self.fault(_malformed(arrival.detail))
                     exited_at = exited_at or time.monotonic()
                     continue
-                if channel.peer is not None and identity != channel.peer:
-                    continue  # not the bot: ignored
-                if not handshake:
-                    raise self.fault(_malformed(arrival.detail))
+                # garbled: the bot's fault, unless it came from another connection or before any hello
+                if handshake or (channel.peer is not None and identity != channel.peer):
+                    continue
+                raise self.fault(_malformed(arrival.detail))
             if process.fileno() in ready and exited_at is None:
                 exited_at = time.monotonic()
 
@@ -380,8 +373,8 @@ class BotHost:
     def check_alive(self) -> None:
         """Between decisions: a bot whose process died while idle is at fault now.
 
-        The look is a system call, and it is made for every idle bot before every decision; a bot seen
-        alive less than IDLE_LOOK_S ago (by this look, or by answering) is not looked at again yet.
+        The referee asks this of every idle bot before every decision, and the look is a system call: a
+        bot seen alive less than IDLE_LOOK_S ago (by this look, or by answering) is not looked at yet.
         """
         now = time.monotonic()
         if now < self._idle_look_due:
