@@ -470,7 +470,7 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
     ruleset = _number_as_text(data.get("ruleset", DEFAULT_RULESET))
     ppm = data.get("players_per_match")
     ppm = ppm if isinstance(ppm, int) and not isinstance(ppm, bool) else None
-    if ruleset in RULESETS and ppm is not None:
+    if isinstance(ruleset, str) and ruleset in RULESETS and ppm is not None:
         rules = RULESETS[ruleset]
         if not rules.min_players <= ppm <= rules.max_players:
             yield _Problem(

@@ -56,11 +56,12 @@ def run(bot: Callable[[Message], Answer] | Bot, name: str = "python-bot") -> Non
             return
 
 
+_dumps: Callable[[Message], bytes]
+_loads: Callable[[bytes], Any]
 try:
     import orjson
 
-    _dumps = orjson.dumps
-    _loads = orjson.loads
+    _dumps, _loads = orjson.dumps, orjson.loads
 except ImportError:  # the SDK works with the standard library alone
 
     def _dumps(message: Message) -> bytes:

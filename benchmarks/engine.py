@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -120,4 +119,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

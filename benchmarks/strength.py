@@ -104,7 +104,7 @@ class Figure:
 def run(experiment: str, matches: int, samples: int | None, move_ms: int, workers: int) -> Figure:
     started = time.perf_counter()
     jobs = [(experiment, i, samples, move_ms) for i in range(matches)]
-    wins, spent = 0, {}
+    wins, spent = 0, dict[str, tuple[float, int]]()
     with ProcessPoolExecutor(workers) as pool:
         for won, timing in pool.map(play_one, jobs, chunksize=4):
             wins += won

@@ -105,7 +105,7 @@ class Beliefs:
                 self._watch(target, seat)
         if card == "guard" and target is not None and target != self.seat and not event.get("hit"):
             self.ruled_out.setdefault(target, set()).add(event["guess"])
-        if "seen" in event:
+        if "seen" in event and target is not None:
             self.known[target] = event["seen"]
         if "cards" in event:  # a Baron I was part of; a tie leaves both in, each knowing the other's card
             for key, shown in event["cards"].items():

@@ -168,16 +168,16 @@ class Match:
         """What `seat` may see now: its own hand and the public table."""
         self._check_seat(seat)
         decision = self._decision
-        mine = decision is not None and decision.seat == seat
+        mine = decision if decision is not None and decision.seat == seat else None
         return View(
             seat=seat,
             round=self._round,
-            decision=decision.kind if mine else None,
+            decision=mine.kind if mine else None,
             hand=tuple(self._hands[seat]),
             players=self._public_seats(),
             deck=len(self._deck),
             removed_face_up=self._removed_face_up,
-            legal=decision.legal if mine else (),
+            legal=mine.legal if mine else (),
         )
 
     def _public_seats(self) -> tuple[PlayerView, ...]:
@@ -408,6 +408,7 @@ class Match:
             return
         discarded = hand.pop()
         self._discards[target].append(discarded)
+        drew: Card | None
         if self._deck:
             drew, from_set_aside = self._deck.pop(), False
         else:

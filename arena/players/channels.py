@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,7 @@ class ZmqChannel:
             raise
         return True
 
-    def arrivals(self, ready: list[object]) -> list[tuple[bytes, Arrival]]:
+    def arrivals(self, ready: Sequence[object]) -> list[tuple[bytes, Arrival]]:
         """Everything readable now, as (routing id, arrival); a drop has an empty routing id."""
         found = self._message() if self.socket in ready else []  # one; the next poll tells of more
         if self.monitor in ready and _receive(self.monitor) is not None:
@@ -151,7 +152,7 @@ class StdioChannel:
             return False
         return True
 
-    def arrivals(self, ready: list[object]) -> list[tuple[bytes, Arrival]]:
+    def arrivals(self, ready: Sequence[object]) -> list[tuple[bytes, Arrival]]:
         if self.stdout_fd not in ready or self._closed:
             return []
         try:

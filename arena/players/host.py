@@ -126,7 +126,7 @@ class BotHost:
         self._process: BotProcess | None = None
         self._channel: ZmqChannel | StdioChannel | None = None
         self._directory: Path | None = None
-        self._poll_items: list[tuple[object, int]] | None = None
+        self._poll_items: list[tuple[Any, int]] | None = None  # sockets and file descriptors
         """The channel and the process's pidfd, polled together; one list per process."""
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a look between decisions."""
@@ -307,7 +307,7 @@ class BotHost:
                 if not channel.writing:
                     items = self._poll_items
             for identity, arrival in channel.arrivals(ready):
-                if type(arrival) is bytes:
+                if isinstance(arrival, bytes):
                     if channel.peer is not None and identity != channel.peer:
                         continue  # not the bot: ignored
                     return identity, arrival

@@ -108,7 +108,7 @@ def replay_steps(lines: Sequence[ReplayLine]) -> ReplaySteps:
             seen = len(match.records)
             if kind not in KINDS:
                 continue
-            now = [record for record in new if not isinstance(record, RoundEnded | MatchEnded)]
+            now: list[Record] = [record for record in new if not isinstance(record, RoundEnded | MatchEnded)]
             outcomes.extend(record for record in new if isinstance(record, RoundEnded | MatchEnded))
             if kind in ("round_end", "match_end") and outcomes:
                 now.append(outcomes.popleft())  # told at its own line, not at the move that caused it
@@ -120,18 +120,18 @@ def replay_steps(lines: Sequence[ReplayLine]) -> ReplaySteps:
     except ReplayMismatch as mismatch:
         where = "end of file" if mismatch.line is None else f"line {mismatch.line}"
         error = f"{where}: {mismatch.message}"
-    match = resimulation.match
-    if match is None:
+    final = resimulation.match
+    if final is None:
         data = lines[0].data
         players = tuple(str(name) for name in data.get("players", ()) if isinstance(name, str))
         return ReplaySteps(str(data.get("match_id", "")), str(data.get("ruleset", "?")), 0, players, 0, {}, (), error)
-    values = {c.label: value for c, value in match.ruleset.values.items()}
+    values = {c.label: value for c, value in final.ruleset.values.items()}
     return ReplaySteps(
         resimulation.match_id,
-        match.ruleset.name,
-        match.seed,
-        display_names(match.players),
-        match.target,
+        final.ruleset.name,
+        final.seed,
+        display_names(final.players),
+        final.target,
         dict(sorted(values.items(), key=lambda item: item[1])),
         tuple(steps),
         error,

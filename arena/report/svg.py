@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c564b")
@@ -43,7 +43,7 @@ def interval_bar(rate: float, low: float, high: float) -> str:
 def line_chart(
     positions: Sequence[int],
     labels: Sequence[str],
-    series: dict[str, Sequence[float]],
+    series: Mapping[str, Sequence[float]],
     x_title: str,
     y_title: str,
 ) -> str:

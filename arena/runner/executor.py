@@ -31,6 +31,10 @@ class Executor(Protocol):
         """Stop the workers and every bot process they kept."""
         ...
 
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C, SIGTERM)."""
+        ...
+
 
 class LocalExecutor:
     """`workers` processes on this machine, each keeping its bot processes from match to match."""
