@@ -126,7 +126,8 @@ def _check_bot(args: argparse.Namespace) -> int:
             for line in fault.stderr_tail.rstrip().splitlines()[-12:]:
                 print(f"  | {line}")
     starts = "once" if report.starts == 1 else f"{report.starts} times"
-    print(f"slowest reply: {report.slowest_ms:.0f} ms (limit {report.move_ms} ms); process started {starts}")
+    slowest = f"{report.slowest_ms:.1f}" if report.slowest_ms < 10 else f"{report.slowest_ms:.0f}"  # not "0 ms"
+    print(f"slowest reply: {slowest} ms (limit {report.move_ms} ms); process started {starts}")
     if report.clean:
         print("PASS: no faults")
         return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import subprocess
@@ -31,7 +32,8 @@ def test_a_good_bot_passes(protocol: str, marker: str) -> None:
     for players in range(2, 7):
         assert f"  {players} players: 2 matches," in done.stdout
     assert "process started once" in done.stdout
-    assert "slowest reply:" in done.stdout and "(limit 1000 ms)" in done.stdout
+    slowest = re.search(r"slowest reply: ([0-9.]+) ms \(limit 1000 ms\)", done.stdout)
+    assert slowest is not None and float(slowest.group(1)) > 0, done.stdout  # a fast bot shows tenths, not 0
     assert done.stdout.rstrip().endswith("PASS: no faults")
 
 
