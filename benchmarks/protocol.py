@@ -3,12 +3,13 @@
 1. Moves per second: 4-player 2019 matches, every seat a bot subprocess (the SDK example bot)
    over ZeroMQ: engine -> act message -> bot -> reply -> engine. In the same run, interleaved,
    `pingpong_arena.py --pattern dealer --transport ipc --children 4` with the same codec (orjson)
-   and the same CPU placement.
+   and the same CPU placement. `--bot c`: the example C bot; `--bot python-stdio`: the SDK bot over
+   its standard streams instead of ZeroMQ, against the same ZeroMQ ping-pong.
 2. Start-up: from launch to the bot's ok to `welcome`, for each sandbox level, for the Python
    example bot and (when a C toolchain and libzmq's headers are here) the example C bot.
 3. Matches per second with bot processes kept across matches, and restarted for every match.
 
-usage: python benchmarks/protocol.py [--repeats N] [--moves N] [--pin same|none] [--json]
+usage: python benchmarks/protocol.py [--bot python|python-stdio|c] [--repeats N] [--moves N] [--pin same|none] [--json]
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ BOT = ROOT / "examples" / "random_bot.py"
 
 
 PYTHON_BOT = BotCommand("random-example", (sys.executable, str(BOT)), "zmq", BOT.parent)
+PYTHON_STDIO_BOT = BotCommand("random-example", PYTHON_BOT.command, "stdio", BOT.parent)
 
 
 def make_hosts(level: SandboxLevel, cpu: int | None, count: int = 4, bot: BotCommand = PYTHON_BOT) -> list[BotHost]:
@@ -120,7 +122,12 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=4000, help="moves per whole-path measurement")
     parser.add_argument("--pin", choices=["same", "none"], default="same", help="same: every process on CPU 0")
     parser.add_argument("--matches", type=int, default=30, help="matches per kept/restarted measurement")
-    parser.add_argument("--bot", choices=["python", "c"], default="python", help="the bots of the whole path")
+    parser.add_argument(
+        "--bot",
+        choices=["python", "python-stdio", "c"],
+        default="python",
+        help="the bots of the whole path (python-stdio: the same Python bot over its standard streams, for comparison)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -134,7 +141,8 @@ def main() -> None:
     c_bot = build_c_bot()
     if args.bot == "c" and c_bot is None:
         raise SystemExit("--bot c needs make, a C compiler and libzmq's headers")
-    hosts = make_hosts(level, cpu, bot=c_bot if args.bot == "c" and c_bot else PYTHON_BOT)
+    bots = {"python": PYTHON_BOT, "python-stdio": PYTHON_STDIO_BOT, "c": c_bot}
+    hosts = make_hosts(level, cpu, bot=bots[args.bot] or PYTHON_BOT)
     settle_heap()  # as a tournament's match worker does
     ours, bare = [], []
     try:
