@@ -29,7 +29,7 @@ class Bot(Protocol):
 
 def run(bot: Callable[[Message], Answer] | Bot, name: str = "python-bot") -> None:
     """Play until the arena says shutdown."""
-    act = bot if callable(bot) and not hasattr(bot, "act") else bot.act  # type: ignore[union-attr]
+    act = bot if callable(bot) and not hasattr(bot, "act") else bot.act
     hooks = {kind: getattr(bot, kind, None) for kind in ("welcome", "match_start", "match_end")}
     transport = _Zmq(os.environ["ARENA_ENDPOINT"]) if "ARENA_ENDPOINT" in os.environ else _Stdio()
     hello: Message = {"type": "hello", "protocol": 1, "name": name}

@@ -6,12 +6,13 @@ each decision is a few lookups rather than dozens of allocations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from functools import lru_cache
 from itertools import permutations
 
 from arena.engine.cards import Card, Ruleset
+from arena.engine.frozen import frozen
 
 
 class DecisionKind(Enum):
@@ -19,7 +20,7 @@ class DecisionKind(Enum):
     CHANCELLOR = "chancellor"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Play:
     """Play `card`; `target` and `guess` only where the card takes them."""
 
@@ -28,7 +29,7 @@ class Play:
     guess: Card | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Keep:
     """After a chancellor: keep one card, put `bottom` under the deck in order (last one lowest)."""
 
@@ -39,7 +40,7 @@ class Keep:
 Action = Play | Keep
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Decision:
     seat: int
     kind: DecisionKind

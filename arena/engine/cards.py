@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from types import MappingProxyType
+
+from arena.engine.frozen import frozen
 
 
 class Card(IntEnum):
@@ -46,7 +47,7 @@ class ShowdownTie(Enum):
     DISCARD_SUM = "highest total of discarded values wins, then all still tied win"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Ruleset:
     name: str
     counts: Mapping[Card, int]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 
 from arena.engine.actions import (
@@ -25,6 +24,7 @@ from arena.engine.actions import (
 from arena.engine.cards import Card, Ruleset, ShowdownTie
 from arena.engine.errors import IllegalAction, IllegalDeal, RulesError, WrongPhase
 from arena.engine.explain import explain_illegal
+from arena.engine.frozen import frozen
 from arena.engine.records import (
     ChancellorResolved,
     Decided,
@@ -53,7 +53,7 @@ class Phase(Enum):
     OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Deal:
     """How one round is set up; `deck` is the draw pile, top card first."""
 
@@ -64,7 +64,7 @@ class Deal:
     deck: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MatchResult:
     winners: tuple[int, ...]
     tokens: tuple[int, ...]
@@ -192,7 +192,7 @@ class Match:
             )
             cached = cache[seat]
             if cached is None or cached[0] != made_of:
-                cached = cache[seat] = (made_of, PlayerView(name, *made_of))  # type: ignore[arg-type]
+                cached = cache[seat] = (made_of, PlayerView(name, *made_of))
             views.append(cached[1])
         return tuple(views)
 

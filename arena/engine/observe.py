@@ -6,10 +6,10 @@ Every private field is filled here and only here, from the entitlement table of 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import Card
+from arena.engine.frozen import frozen
 from arena.engine.match import Match
 from arena.engine.records import (
     ChancellorResolved,
@@ -25,7 +25,7 @@ from arena.engine.records import (
 from arena.engine.views import View
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RoundStartEvent:
     round: int
     first: int
@@ -36,7 +36,7 @@ class RoundStartEvent:
     """Your dealt card; None when you were not dealt in."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlayEvent:
     seat: int
     card: Card
@@ -48,7 +48,7 @@ class PlayEvent:
     received: Card | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DiscardEvent:
     seat: int
     card: Card
@@ -56,14 +56,14 @@ class DiscardEvent:
     cause: str = "prince"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ChancellorEvent:
     seat: int
     drew: int
     returned: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OutEvent:
     seat: int
     card: Card

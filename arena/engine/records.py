@@ -7,11 +7,11 @@ The replay format is written from these records.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 
 from arena.engine.actions import Action, DecisionKind
 from arena.engine.cards import Card
+from arena.engine.frozen import frozen
 
 
 class FaultReason(Enum):
@@ -30,7 +30,7 @@ class OutCause(Enum):
     FAULT = "fault"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RoundStarted:
     round: int
     first: int
@@ -43,14 +43,14 @@ class RoundStarted:
     """Top card first."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Decided:
     seat: int
     kind: DecisionKind
     action: Action
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Played:
     seat: int
     card: Card
@@ -65,7 +65,7 @@ class Played:
     """King: (seat, card it received) for both traders, each knowing its own."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Discarded:
     """A Prince made `seat` discard `card` and draw `drew` (the set-aside card if the deck was empty)."""
 
@@ -75,7 +75,7 @@ class Discarded:
     drew_set_aside: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ChancellorResolved:
     seat: int
     drawn: tuple[Card, ...]
@@ -84,7 +84,7 @@ class ChancellorResolved:
     """Put under the deck in this order; the last ends lowest."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class WentOut:
     seat: int
     cards: tuple[Card, ...]
@@ -92,14 +92,14 @@ class WentOut:
     cause: OutCause
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Faulted:
     seat: int
     reason: FaultReason
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RoundEnded:
     round: int
     winners: tuple[int, ...]
@@ -110,7 +110,7 @@ class RoundEnded:
     tokens: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MatchEnded:
     winners: tuple[int, ...]
     tokens: tuple[int, ...]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from arena.engine.actions import Action, DecisionKind
 from arena.engine.cards import Card
+from arena.engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlayerView:
     """A seat as everyone sees it."""
 
@@ -21,7 +20,7 @@ class PlayerView:
     """Played and discarded cards in order, oldest first, with the hand revealed on going out."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class View:
     """What one seat may know of the table now: the content of an `act` message."""
 
@@ -36,7 +35,7 @@ class View:
     legal: tuple[Action, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TableState:
     """Everything on the table, secrets included."""
 

@@ -285,7 +285,7 @@ def _cleanup_plugin(distributed: Any) -> Any:
     """A Dask worker plugin: a worker that closes stops every kept bot and removes the unpacked bots. Made
     here, as distributed is an optional import."""
 
-    class Cleanup(distributed.WorkerPlugin):  # type: ignore[misc, name-defined]
+    class Cleanup(distributed.WorkerPlugin):
         idempotent = True
 
         def teardown(self, worker: object) -> None:
