@@ -128,16 +128,18 @@ class _Planner:
         self.copied_bytes = 0
         self.copies = 0
 
-    def add(self, need: Need) -> None:
-        for form in dict.fromkeys((Path(os.path.abspath(need.path)), need.path.resolve())):
-            self._route(form, need.deep)
-
-    def _route(self, form: Path, deep: bool) -> None:
+    def route(self, form: Path, deep: bool) -> None:
         """Open the way to form, then form itself."""
         covered = False  # whether the parent of `here` is a cover of ours
         for depth in range(2, len(form.parts) + 1):
             here = Path(*form.parts[:depth])
             node = self.nodes.get(here)
+            if node is not None and here == form and deep and node.kind is _Kind.BIND and node.source == here:
+                dirty = self._closed_within(here)  # shown whole for another need, but closed files inside?
+                if dirty:
+                    del self.nodes[here]
+                    self._expose(here, os.lstat(here), covered, dirty)
+                return
             if node is not None:
                 if node.kind is _Kind.LINK or here == form:
                     return  # a link (the resolved form takes its way), or already shown
@@ -260,13 +262,28 @@ class _Planner:
         return View(tuple(sources), tuple(steps), tuple(dict.fromkeys(self.closed)))
 
 
+def _forms(path: Path) -> tuple[Path, ...]:
+    """The path as written and as its symbolic links lead: the bot may take either way."""
+    written = Path(os.path.abspath(path))
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return (written,)
+    return tuple(dict.fromkeys((written, resolved)))
+
+
 def plan(needs: Iterable[Need], uid: int, box: Path) -> View:
     """The view that lets user uid reach every need at its own path; EMPTY when it reaches them already.
 
     Closed files of deep needs are copied into box/files (root-owned, removed with the box).
     """
     planner = _Planner(uid, box)
-    ordered = sorted(needs, key=lambda need: (len(Path(os.path.abspath(need.path)).parts), not need.deep))
-    for need in ordered:  # shallow first: a directory shown whole makes the needs inside it no work
-        planner.add(need)
+    forms: dict[Path, bool] = {}
+    for need in needs:
+        for form in _forms(need.path):
+            forms[form] = forms.get(form, False) or need.deep
+    # Shallow first: a directory shown whole makes the needs inside it no work, and a cover is made only on the
+    # way to something deeper.
+    for form in sorted(forms, key=lambda f: (len(f.parts), not forms[f], f)):
+        planner.route(form, forms[form])
     return planner.view()

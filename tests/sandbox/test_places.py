@@ -161,6 +161,15 @@ def test_a_view_covers_a_closed_folder_and_binds_back_only_what_is_needed(privat
     assert view.sources == (os.fsencode(bot_dir),)
     assert view.closed == (private_folder,)
     assert views.plan([views.Need(Path("/usr/lib"), deep=True)], 3_900_000_000, box) == views.EMPTY
+    # A link elsewhere to a file deep inside the bot's directory changes nothing of how that is shown.
+    elsewhere = Path(tempfile.mkdtemp(prefix="arena-test-open-"))
+    try:
+        elsewhere.chmod(0o755)
+        (elsewhere / "bot-link").symlink_to(bot_dir / "bot.py")
+        linked = views.plan([views.Need(elsewhere / "bot-link"), views.Need(bot_dir, deep=True)], 3_900_000_000, box)
+        assert linked == view
+    finally:
+        shutil.rmtree(elsewhere)
 
 
 def test_a_closed_directory_is_shown_entry_by_entry_and_a_closed_file_as_a_copy(private_folder: Path) -> None:
@@ -351,7 +360,7 @@ def test_check_bot_and_run_both_pass_a_bot_of_a_private_folder(level: SandboxLev
         cwd=private_folder,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "PASS: no faults" in checked.stdout
+    assert f"sandbox {level.value}," in checked.stdout and "PASS: no faults" in checked.stdout, checked.stdout
     ran = _arena("run", tournament, cwd=CHECKOUT)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ", 0 faults," in ran.stdout, _faults(private_folder / "results" / "t")
@@ -486,10 +495,18 @@ def test_an_ordinary_user_checks_and_runs_a_bot_of_a_private_folder(level: Sandb
             "check-bot", "--sandbox", level.value, "--matches", "1", "--", "python3", "bots/good_req/good_req.py"
         )
         assert checked.returncode == 0, checked.stdout + checked.stderr
-        assert "PASS: no faults" in checked.stdout, checked.stdout
+        assert f"sandbox {level.value}," in checked.stdout and "PASS: no faults" in checked.stdout, checked.stdout
         ran = arena("run", tournament)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert ", 0 faults," in ran.stdout, ran.stdout + ran.stderr
     finally:
         if ROOT:
             shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="CI only (CI=true): there strict must run, not be skipped")
+def test_in_ci_the_strict_sandbox_runs_with_the_bwrap_that_pip_installs() -> None:
+    assert levels.resolve_level(SandboxLevel.STRICT) == (SandboxLevel.STRICT, None)
+    assert bwrap.bundled_path() is not None
+    if shutil.which(bwrap.BWRAP) is None:
+        assert bwrap.bwrap_path() == bwrap.bundled_path()
