@@ -144,10 +144,12 @@ def argv(
 REFUSAL_MARKS = (
     "No permissions to create a new namespace",
     "Creating new namespace failed",
-    "setting up uid map",
-    "setting up gid map",
-    "Failed to make / slave",
-    "loopback: Failed RTM_NEWADDR",
+    "setting up uid map: Permission denied",
+    "setting up uid map: Operation not permitted",
+    "setting up gid map: Permission denied",
+    "setting up gid map: Operation not permitted",
+    "Failed to make / slave: Permission denied",
+    "loopback: Failed RTM_NEWADDR: Operation not permitted",
 )
 """What bwrap says when the kernel, a sysctl, AppArmor or a container's seccomp refuses it a user namespace."""
 
