@@ -50,11 +50,11 @@ def _validate(spec: LaunchSpec) -> None:
         raise SandboxError(f"CPU {spec.cpu} is not available to the arena (it may use {sorted(allowed)})")
 
 
-def _give_to(uid: int, gid: int, directory: Path) -> None:
+def _give_to(user: users.BotUser, directory: Path) -> None:
     """Hand the socket directory and the sockets already bound in it to the bot's UID, so it may connect."""
-    os.chown(directory, uid, gid, follow_symlinks=False)
+    os.chown(directory, user.uid, user.gid, follow_symlinks=False)
     for entry in directory.iterdir():
-        os.chown(entry, uid, gid, follow_symlinks=False)
+        os.chown(entry, user.uid, user.gid, follow_symlinks=False)
 
 
 def _nonblocking(fd: int) -> int:
@@ -141,22 +141,20 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             plans.check_strict(spec, argv, workdir)
         view = views.EMPTY
         if user is not None:
-            os.chown(workdir, user.uid, user.gid)
-            os.chmod(base, 0o711)
-            if spec.socket_dir is not None:
-                _give_to(user.uid, user.gid, Path(spec.socket_dir))
             view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
             problem = levels.views_problem() if view and probe != "views" else None
             if problem is not None:
-                # No mount namespace here (a container without CAP_SYS_ADMIN): rather the arena's user than a
-                # bot that cannot start.
+                # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
+                # cannot start.
                 if not probe:
                     levels.warn_once(_own_uid_lost(spec, view, problem))
-                os.chown(workdir, os.geteuid(), os.getegid())
-                if spec.socket_dir is not None:
-                    _give_to(os.geteuid(), os.getegid(), Path(spec.socket_dir))
                 user.release()
                 user, view = None, views.EMPTY
+        if user is not None:
+            os.chown(workdir, user.uid, user.gid)
+            os.chmod(base, 0o711)
+            if spec.socket_dir is not None:
+                _give_to(user, Path(spec.socket_dir))
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:

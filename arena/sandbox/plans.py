@@ -47,6 +47,7 @@ def check_strict(spec: LaunchSpec, argv: list[str], workdir: Path) -> None:
             f"bot command {spec.command[0]!r} ({argv[0]}) is not visible inside the strict sandbox, which shows "
             f"only the system, the arena's Python and the bot's directory {bot_dir}: put it in the bot's directory"
         )
+    visible += (Path("/dev"), Path("/proc"))  # bwrap's own
     for argument in argv[1:]:
         if os.path.isabs(argument) and os.path.exists(argument) and not command.under(argument, visible):
             raise SandboxError(
@@ -60,9 +61,9 @@ def needs(level: SandboxLevel, spec: LaunchSpec, argv: list[str], workdir: Path,
     own files, its socket and workdir, and under basic its program and the files its arguments name."""
     found = [Need(path) for path in bwrap.python_dirs()]
     found.append(Need(Path(os.path.abspath(spec.bot_dir)), deep=True))
-    found.append(Need(workdir))
+    found.append(Need(workdir, given=True))
     if spec.socket_dir is not None:
-        found.append(Need(Path(os.path.abspath(spec.socket_dir))))
+        found.append(Need(Path(os.path.abspath(spec.socket_dir)), given=True))
     if level is SandboxLevel.STRICT:
         found += [Need(path) for path in bwrap.own_dirs(bwrap_path or bwrap.BWRAP)]
     else:

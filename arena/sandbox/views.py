@@ -43,10 +43,12 @@ TMPFS_OPTIONS = b"mode=0755,size=1m"
 @dataclass(frozen=True, slots=True)
 class Need:
     """A path the bot must reach. deep: the bot's own files, where a closed file anywhere inside is shown too
-    (elsewhere, the arena's Python for instance, only the way to the path and the path itself are opened)."""
+    (elsewhere, the arena's Python for instance, only the way to the path and the path itself are opened).
+    given: a directory handed to the bot's UID (its workdir, its socket's): only the way to it is opened."""
 
     path: Path
     deep: bool = False
+    given: bool = False
 
 
 class StepKind(Enum):
@@ -128,8 +130,9 @@ class _Planner:
         self.copied_bytes = 0
         self.copies = 0
 
-    def route(self, form: Path, deep: bool) -> None:
-        """Open the way to form, then form itself."""
+    def route(self, need: Need) -> None:
+        """Open the way to the need's path, then (unless it is given to the bot) the path itself."""
+        form, deep = need.path, need.deep
         covered = False  # whether the parent of `here` is a cover of ours
         for depth in range(2, len(form.parts) + 1):
             here = Path(*form.parts[:depth])
@@ -154,7 +157,11 @@ class _Planner:
                     self.nodes[here] = _Node(_Kind.LINK, link=os.readlink(here))
                 return  # the resolved form is routed too
             if here == form:
-                self._expose(here, info, covered, self._closed_within(here) if deep else None)
+                if need.given:
+                    if covered:
+                        self.nodes[here] = _Node(_Kind.BIND, source=here)
+                else:
+                    self._expose(here, info, covered, self._closed_within(here) if deep else None)
                 return
             if not stat.S_ISDIR(info.st_mode):
                 return
@@ -278,12 +285,13 @@ def plan(needs: Iterable[Need], uid: int, box: Path) -> View:
     Closed files of deep needs are copied into box/files (root-owned, removed with the box).
     """
     planner = _Planner(uid, box)
-    forms: dict[Path, bool] = {}
+    forms: dict[Path, Need] = {}
     for need in needs:
         for form in _forms(need.path):
-            forms[form] = forms.get(form, False) or need.deep
+            known = forms.get(form, need)
+            forms[form] = Need(form, known.deep or need.deep, known.given and need.given)
     # Shallow first: a directory shown whole makes the needs inside it no work, and a cover is made only on the
     # way to something deeper.
-    for form in sorted(forms, key=lambda f: (len(f.parts), not forms[f], f)):
-        planner.route(form, forms[form])
+    for form in sorted(forms, key=lambda f: (len(f.parts), not forms[f].deep, f)):
+        planner.route(forms[form])
     return planner.view()

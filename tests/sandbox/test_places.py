@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import LaunchSpec, SandboxLevel, bwrap, launch, levels, views
+from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, bwrap, launch, levels, views
 from arena.sandbox.command import blocked_for_others
-from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, ROOT, assert_all_gone, poll_until
+from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, ROOT, assert_all_gone, poll_until, strict_or_skip
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 EXAMPLE = CHECKOUT / "examples" / "random_bot.py"
@@ -510,3 +510,18 @@ def test_in_ci_the_strict_sandbox_runs_with_the_bwrap_that_pip_installs() -> Non
     assert bwrap.bundled_path() is not None
     if shutil.which(bwrap.BWRAP) is None:
         assert bwrap.bwrap_path() == bwrap.bundled_path()
+
+
+def test_a_strict_bots_file_argument_outside_what_it_sees_is_refused_by_name(private_folder: Path) -> None:
+    strict_or_skip()
+    bot_dir = private_folder / "bots" / "good"
+    script = _write_bot(bot_dir)
+    outside = private_folder / "elsewhere.txt"
+    outside.write_text("x\n")
+    with pytest.raises(SandboxError, match=f"bot argument {outside} is outside the bot's directory {bot_dir}"):
+        launch(LaunchSpec(command=(sys.executable, str(script), str(outside)), bot_dir=bot_dir))
+    code, stderr = _run(SandboxLevel.STRICT, script, bot_dir, env={})
+    assert code == 0, stderr
+    bot = launch(LaunchSpec(command=(sys.executable, str(script), "/dev/null"), bot_dir=bot_dir))  # bwrap's own
+    with bot:
+        assert bot.wait(DEADLINE_S) == 0, bot.stderr_tail()
