@@ -53,7 +53,7 @@ def _bad_bot(tmp_path: Path, body: str) -> Path:
             "def act(m):\n    print('about to fail', file=sys.stderr)\n    raise RuntimeError('bug in act')\nrun(act)",
             "crash: exited with status 1",
         ),
-        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card \'joker\''),
+        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card "joker"'),
         ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms"),
     ],
     ids=["start-up", "exception", "illegal", "slow"],

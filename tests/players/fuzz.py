@@ -454,6 +454,8 @@ class Tally:
     """Replies judged, by verdict, and every arena failure (a verdict that differs, or an exception)."""
 
     judged: int = 0
+    blank: int = 0
+    """Stdio lines of blanks only, which are no message: checked not to arrive."""
     verdicts: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
@@ -529,7 +531,9 @@ class ReplayBot:
         """Send the cases' replies through the bot and judge each as it arrives."""
         sent = [Case(self.usable(case.payload), case.message_type, case.asked) for case in cases]
         if self.protocol == "stdio":
-            sent = [case for case in sent if case.payload.strip(b" \t\r")]  # no message: not a reply
+            replies = [case for case in sent if case.payload.strip(b" \t\r")]  # a blank line is no message
+            tally.blank += len(sent) - len(replies)
+            sent = replies
         arrived = list(self.exchange([case.payload for case in sent]))
         if len(arrived) != len(sent):
             tally.failures.append(f"{len(sent)} replies sent, {len(arrived)} arrived")

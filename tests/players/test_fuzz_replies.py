@@ -40,7 +40,7 @@ def test_every_fuzzed_reply_is_accepted_or_the_right_fault(protocol: str, tmp_pa
         replies_are_judged_alike()
     finally:
         bot.close()
-    assert tally.judged >= EXAMPLES * (DRAWN + MADE + MUTATED) * 0.95  # stdio drops blank lines
+    assert tally.judged + tally.blank >= EXAMPLES * (DRAWN + MADE + MUTATED)
     assert tally.failures == []
     for verdict in ("accepted", "malformed", "illegal"):
         assert tally.verdicts.get(verdict, 0) > tally.judged // 20, tally.verdicts
