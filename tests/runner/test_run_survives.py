@@ -19,7 +19,7 @@ from tests.runner.test_tournament import results
 
 HEADER = """\
 name: {name}
-format: round-robin
+format: {format}
 players_per_match: 2
 seed: 3
 concurrency: {concurrency}
@@ -49,10 +49,12 @@ for line in sys.stdin:
 """
 
 
-def write(tmp_path: Path, bots: str, name: str = "t", concurrency: int = 1, extra: str = "") -> Path:
+def write(
+    tmp_path: Path, bots: str, name: str = "t", concurrency: int = 1, extra: str = "", fmt: str = "round-robin"
+) -> Path:
     path = tmp_path / f"{name}.yaml"
     listed = textwrap.indent(textwrap.dedent(bots), "  ")
-    path.write_text(HEADER.format(name=name, concurrency=concurrency) + listed + extra)
+    path.write_text(HEADER.format(name=name, concurrency=concurrency, format=fmt) + listed + extra)
     return path
 
 
@@ -128,7 +130,7 @@ class Flaky:
         self.doomed = False
 
     def start_match(self, info, observer):
-        self.doomed = "heuristic-1" in info.players and FLAG.exists()
+        self.doomed = {against!r} in info.players and FLAG.exists()
         self.player.start_match(info, observer)
 
     def act(self, decision, observer):
@@ -151,9 +153,8 @@ def arena_register_bots(registry):
 def test_an_error_of_the_arena_in_one_match_fails_that_match_alone_and_a_rerun_plays_it(tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
-    plugin = make_distribution(
-        tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": FLAKY.format(flag=str(flag))}
-    )
+    module = FLAKY.format(flag=str(flag), against="heuristic-1")
+    plugin = make_distribution(tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": module})
     bots = "- {name: heuristic-1, builtin: heuristic}\n- {name: flaky, builtin: flaky}\n"
     path = write(tmp_path, bots, concurrency=2, extra="repeats: 2\n")
     status, out, err = run(path, [plugin])
@@ -175,6 +176,25 @@ def test_an_error_of_the_arena_in_one_match_fails_that_match_alone_and_a_rerun_p
     assert "6 matches (2 played now, 4 kept from an earlier run)" in out
     assert "failed in the arena" not in err
     assert {str(row["match_id"]) for row in results(tmp_path / "out")} >= set(failed)
+
+
+def test_swiss_rounds_after_a_failed_match_wait_for_it(tmp_path: Path) -> None:
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    module = FLAKY.format(flag=str(flag), against="flaky")  # every match of flaky fails
+    plugin = make_distribution(tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": module})
+    bots = "- {name: heuristic-1, builtin: heuristic}\n- {name: flaky, builtin: flaky}\n"
+    bots += "- {name: random-3, builtin: random}\n"
+    path = write(tmp_path, bots, fmt="swiss", extra="rounds: 3\n")
+    status, out, err = run(path, [plugin])
+    assert status == 1, out + err
+    rows = results(tmp_path / "out")
+    assert len(rows) == 1 and {row["round"] for row in rows} == {1}  # round 1's other match; no round 2
+    assert "Swiss rounds from 2 on wait for it to be played" in err
+    flag.unlink()
+    status, out, err = run(path, [plugin])
+    assert status == 0, out + err
+    assert {row["round"] for row in results(tmp_path / "out")} == {1, 2, 3}
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
