@@ -157,6 +157,7 @@ class BotHost:
     def _start(self) -> None:
         self.kill()
         self.stats.starts += 1
+        started = time.monotonic()
         self._awaiting_hello = True
         try:
             token = self._launch()
@@ -169,6 +170,7 @@ class BotHost:
             self._awaiting_hello = False
         self.stats.failed_starts = 0
         self._welcome()
+        log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
 
     def _launch(self) -> str:
         """Start the process and its channel; the token its hello must carry."""
@@ -249,7 +251,6 @@ class BotHost:
             "events": [],
         }
         self.request(welcome)
-        log.debug("bot %s started", self.bot.name)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send one message and return the bot's reply object; PlayerFault on any fault.
