@@ -93,7 +93,7 @@ def _bot_name(command: Sequence[str]) -> str:
 
 def _check_bot(args: argparse.Namespace) -> int:
     from arena.checkbot import check_bot
-    from arena.players.host import BotCommand, Timing
+    from arena.players.host import START_ATTEMPTS, BotCommand, Timing
     from arena.sandbox import Limits, SandboxLevel, resolve_level
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -125,6 +125,13 @@ def _check_bot(args: argparse.Namespace) -> int:
             print("  stderr, last lines:")
             for line in fault.stderr_tail.rstrip().splitlines()[-12:]:
                 print(f"  | {line}")
+    if report.speaks_stdio:
+        print("this bot speaks over its standard streams: use --protocol stdio")
+    if report.gave_up:
+        print(
+            f"the bot failed to start {START_ATTEMPTS} times in a row and was not started again"
+            " (a tournament does the same): its first fault says why"
+        )
     starts = "once" if report.starts == 1 else f"{report.starts} times"
     slowest = f"{report.slowest_ms:.1f}" if report.slowest_ms < 10 else f"{report.slowest_ms:.0f}"  # not "0 ms"
     print(f"slowest reply: {slowest} ms (limit {report.move_ms} ms); process started {starts}")
@@ -180,7 +187,7 @@ def _run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from arena.config import load_config
-    from arena.runner.tournament import run_tournament
+    from arena.runner.tournament import failure_line, run_tournament
 
     config = load_config(args.file)
     if args.concurrency is not None:
@@ -199,6 +206,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(f"results: {summary.output}")
     print(f"report: {_write_report(summary.output, args.replay_pages)}")
+    failures = failure_line(summary)
+    if failures is not None:
+        print(failures, file=sys.stderr)
+        return 1
     return 0
 
 

@@ -53,7 +53,7 @@ def _bad_bot(tmp_path: Path, body: str) -> Path:
             "def act(m):\n    print('about to fail', file=sys.stderr)\n    raise RuntimeError('bug in act')\nrun(act)",
             "crash: exited with status 1",
         ),
-        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card \'joker\''),
+        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card "joker"'),
         ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms"),
     ],
     ids=["start-up", "exception", "illegal", "slow"],
@@ -148,3 +148,35 @@ def test_a_relative_script_path_works_from_the_bots_directory(tmp_path: Path, ma
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=directory)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checking mybot:" in done.stdout
+
+
+STDIO_BOT = """
+import json, sys
+print(json.dumps({"type": "hello", "protocol": 1, "name": "stdio-bot"}), flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    print(json.dumps({"type": "action", "index": 0} if message["type"] == "act" else {"type": "ok"}), flush=True)
+"""
+
+
+def test_a_stdio_bot_checked_over_zmq_is_told_to_use_stdio(tmp_path: Path, marker: str) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text(STDIO_BOT)
+    options = ["--sandbox", "none", "--matches", "1", "--startup-ms", "3000"]
+    done = check_bot(*options, "--dir", tmp_path, "--", sys.executable, script, marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "this bot speaks over its standard streams: use --protocol stdio" in done.stdout
+    assert "it wrote its hello to standard output" in done.stdout
+    done = check_bot(*options, "--protocol", "stdio", "--dir", tmp_path, "--", sys.executable, script, marker)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "standard streams" not in done.stdout
+
+
+def test_a_bot_that_never_starts_is_tried_three_times(tmp_path: Path, marker: str) -> None:
+    script = _bad_bot(tmp_path, "raise SystemExit('cannot start: missing model file')")
+    done = check_bot("--sandbox", "none", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count(": crash: exited with status 1 before its hello") == 3
+    assert done.stdout.count(": crash: not restarted: it failed to start 3 times in a row; last: exited") == 12
+    assert "the bot failed to start 3 times in a row and was not started again" in done.stdout
+    assert "process started 3 times" in done.stdout

@@ -17,6 +17,8 @@ from zmq.backend import Socket as _RawSocket
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
+BLANK = b" \t\r"
+"""A stdio line of nothing but JSON's blanks is no message (an empty print), and is skipped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,8 @@ class StdioChannel:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self._buffer = bytearray()
+        self._skipping = False
+        """Inside a line found over the cap: the rest of it, up to its newline, is dropped."""
         self._pending = b""
         self._closed = False
         self.peer: bytes | None = None
@@ -166,15 +170,21 @@ class StdioChannel:
         elif chunk:
             self._buffer += chunk
         found: list[tuple[bytes, Arrival]] = []
-        while (end := self._buffer.find(b"\n")) >= 0:
-            line, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1 :]
-            if len(line) > MAX_MESSAGE:
+        buffer = self._buffer
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if self._skipping:
+                self._skipping = False  # the end of a line already found over the cap
+            elif len(line) > MAX_MESSAGE:
                 found.append((b"", Garbled("a line over 64 KiB")))
-            elif line.strip():
+            elif line.strip(BLANK):
                 found.append((b"", line))
-        if len(self._buffer) > MAX_MESSAGE:
-            self._buffer.clear()
-            found.append((b"", Garbled("a line over 64 KiB")))
+        if len(buffer) > MAX_MESSAGE:
+            buffer.clear()
+            if not self._skipping:
+                self._skipping = True
+                found.append((b"", Garbled("a line over 64 KiB")))
         if self._closed and not found:
             found.append((b"", Dropped("the bot closed its standard output")))
         return found

@@ -7,14 +7,13 @@ import multiprocessing
 import os
 import queue
 import signal
-import traceback
 from collections.abc import Iterator, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Protocol
 
 from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
-from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.jobs import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker, settle_heap
 from arena.sandbox import kill_all, linux
 
@@ -23,8 +22,9 @@ STOP_GRACE_S = 5.0
 
 
 class Executor(Protocol):
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
-        """Play every job; yield each result as it is done, in any order."""
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+        """Play every job; yield each result as it is done, in any order: a MatchFailed for a match that
+        failed on the arena's side, and the others go on."""
         ...
 
     def close(self) -> None:
@@ -42,7 +42,7 @@ class LocalExecutor:
     def __init__(self, config: TournamentConfig, workers: int) -> None:
         context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
         self._tasks: multiprocessing.Queue[MatchJob | None] = context.Queue()
-        self._results: multiprocessing.Queue[tuple[str, object]] = context.Queue()
+        self._results: multiprocessing.Queue[MatchOutcome] = context.Queue()
         cpus = sorted(os.sched_getaffinity(0))
         pin = len(cpus) >= workers  # with fewer cores than workers, the scheduler places them better
         self._processes: list[BaseProcess] = [
@@ -56,17 +56,15 @@ class LocalExecutor:
         for process in self._processes:
             process.start()
 
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
         for job in jobs:
             self._tasks.put(job)
         for _ in jobs:
-            kind, payload = self._next()
-            if kind == "error":
-                raise WorkerFailed(str(payload))
-            assert isinstance(payload, MatchDone)
-            yield payload
+            outcome = self._next()
+            assert isinstance(outcome, MatchDone | MatchFailed)
+            yield outcome
 
-    def _next(self) -> tuple[str, object]:
+    def _next(self) -> object:
         while True:
             try:
                 return self._results.get(timeout=0.5)
@@ -114,7 +112,7 @@ def _interrupted(signum: int, frame: object) -> None:
 def _serve(
     config: TournamentConfig,
     tasks: multiprocessing.Queue[MatchJob | None],
-    results: multiprocessing.Queue[tuple[str, object]],
+    results: multiprocessing.Queue[MatchOutcome],
     cpu: int | None,
 ) -> None:
     """A worker process: play jobs until told to stop; never leave a bot process behind. With `cpu`, the
@@ -131,10 +129,7 @@ def _serve(
     settle_heap()
     try:
         while (job := tasks.get()) is not None:
-            try:
-                results.put(("done", worker.play(job)))
-            except Exception:
-                results.put(("error", f"match {job.match_id}: {traceback.format_exc()}"))
+            results.put(worker.attempt(job))
         worker.close()
     except KeyboardInterrupt:
         # Nobody may read the results any more (the arena stopped or died): exit without waiting for the

@@ -39,6 +39,20 @@ class MatchDone:
     """The replay file's text (JSON lines): a worker on another machine has no access to the output."""
 
 
+@dataclass(frozen=True, slots=True)
+class MatchFailed:
+    """A match the arena itself failed to play: an error on its own side, not a bot's fault. It is not
+    recorded, so the next run of the same tournament plays it again."""
+
+    job: MatchJob
+    error: str
+    """The traceback, for the run's error log."""
+
+
+MatchOutcome = MatchDone | MatchFailed
+"""What an executor hands back for each job."""
+
+
 def match_seed(tournament_seed: int, deal_key: str) -> int:
     """A match's seed from the tournament's and the match's identity alone: the same at any concurrency,
     in any order, on any machine."""
