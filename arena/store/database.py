@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import StoreError
+from arena.errors import OutputDiskFull, StoreError
 from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.store.disk import is_disk_full, write_atomically, writing
 from arena.tournament import MatchRecord
 
 DATABASE = "results.sqlite"
@@ -84,8 +85,9 @@ class ResultStore:
             for suffix in ("-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             shutil.rmtree(output / REPLAYS, ignore_errors=True)
-        output.mkdir(parents=True, exist_ok=True)
-        (output / REPLAYS).mkdir(exist_ok=True)
+        with writing(output):
+            output.mkdir(parents=True, exist_ok=True)
+            (output / REPLAYS).mkdir(exist_ok=True)
         store = cls(output, _connect(path))
         stored = store.meta().get("config_hash")
         if stored is None:
@@ -109,7 +111,7 @@ class ResultStore:
         return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
 
     def _write_meta(self, values: dict[str, str]) -> None:
-        with self._db:
+        with writing(self.output / DATABASE), self._db:
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
 
     def set_meta(self, key: str, value: str) -> None:
@@ -119,13 +121,14 @@ class ResultStore:
         return {row[0] for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'done'")}
 
     def record(self, done: MatchDone) -> Path:
-        """Write the replay, then the match and its faults in one transaction; the replay's path."""
+        """Write the replay, then the match and its faults in one transaction; the replay's path.
+
+        A match counts as recorded once its row is committed: a replay without its row is written again
+        when a rerun plays the match."""
         job = done.job
         replay = self.output / REPLAYS / f"{job.match_id}.jsonl"
-        partial = replay.with_name(replay.name + ".partial")
-        partial.write_text(done.replay, encoding="utf-8")
-        partial.replace(replay)
-        with self._db:
+        write_atomically(replay, done.replay)
+        with writing(self.output / DATABASE), self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)",
                 (
@@ -154,7 +157,7 @@ class ResultStore:
 
     def record_bye(self, job: MatchJob) -> None:
         """A bye: a one-seat table that is not played; standings score it."""
-        with self._db:
+        with writing(self.output / DATABASE), self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', '[]', '[[0]]', '[0]', 0, '', ?)",
                 (job.match_id, job.round, json.dumps(list(job.seats)), job.deal_key, job.seed, time.time()),
@@ -194,5 +197,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the database consistent across a crash
         connection.executescript(SCHEMA)
     except sqlite3.DatabaseError as error:
+        if is_disk_full(error, path):
+            raise OutputDiskFull(path) from error
         raise StoreError(f"{path}: not a results database this arena can use ({error})") from None
     return connection

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any, TextIO
 
 from arena.engine import FaultReason
 from arena.store.database import ResultStore
+from arena.store.disk import write_atomically
 from arena.tournament import Standing, cross_table, standings
 
 Row = dict[str, Any]
@@ -142,5 +144,6 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
         }
         for row in rows
     ]
-    with path.open("w", encoding="utf-8", newline="") as stream:
-        write_rows(flat, "csv", stream)
+    text = io.StringIO(newline="")
+    write_rows(flat, "csv", text)
+    write_atomically(path, text.getvalue())
