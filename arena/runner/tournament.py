@@ -21,6 +21,7 @@ from arena.config import Format, TournamentConfig, config_hash
 from arena.runner.executor import Executor, executor_for
 from arena.runner.jobs import MatchFailed, MatchJob, match_seed
 from arena.store import ResultStore
+from arena.store.disk import writing
 from arena.store.export import write_gauntlet_csv
 from arena.tournament import Table, gauntlet, round_robin, scores, swiss_round
 
@@ -67,7 +68,7 @@ def failure_line(summary: RunSummary) -> str | None:
 def _log_failure(path: Path, failure: MatchFailed) -> None:
     job = failure.job
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
-    with path.open("a", encoding="utf-8") as log:
+    with writing(path), path.open("a", encoding="utf-8") as log:
         log.write(f"=== {stamp} match {job.match_id} (seats {', '.join(job.seats)}; seed {job.seed}) ===\n")
         log.write(failure.error.rstrip("\n") + "\n\n")
 
