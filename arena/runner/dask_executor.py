@@ -166,11 +166,8 @@ class DaskExecutor:
             done = future.result()
         except (CancelledError, self._distributed.client.FutureCancelledError):
             raise self._lost() from None
-        except self._distributed.KilledWorker:
-            raise ClusterError(
-                f"match {job.match_id}: every worker that played it died; finished matches are kept:"
-                " run the same command again to resume"
-            ) from None
+        except self._distributed.KilledWorker as error:  # as a dead local worker: this match fails, the run goes on
+            return MatchFailed(job, f"every worker that played it died ({error})\n")
         except (OSError, TimeoutError) as error:
             if self._client.status not in ("running", "connecting"):
                 raise self._lost() from None

@@ -39,7 +39,7 @@ class RunSummary:
     """Faults in the matches this run played."""
     seconds: float
     failed: tuple[str, ...] = ()
-    """Matches that failed on the arena's side: not recorded, played again by the next run."""
+    """Matches that failed on the arena's side, by id: not recorded, played again by the next run."""
     errors_log: Path | None = None
     """Where their tracebacks are (ERRORS_LOG in the output folder), when some failed."""
     waiting_round: int | None = None
@@ -162,7 +162,7 @@ def run_tournament(
         kept,
         faults,
         time.monotonic() - started,
-        tuple(failed),
+        tuple(sorted(failed)),
         errors_log if failed else None,
         waiting_round,
     )

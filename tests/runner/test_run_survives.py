@@ -135,7 +135,7 @@ class Flaky:
 
     def act(self, decision, observer):
         if self.doomed:
-            raise RuntimeError("a bug in the arena's own code")
+            {failure}
         return self.player.act(decision, observer)
 
     def end_match(self, result, observer):
@@ -149,11 +149,14 @@ def arena_register_bots(registry):
     registry.add(BotSpec("flaky", "fails on purpose", (sys.executable, "-c", "pass"), Path("."), player=Flaky))
 """
 
+RAISE = 'raise RuntimeError("a bug in the arena\'s own code")'
+DIE = "os.kill(os.getpid(), 9)  # as the kernel's OOM killer would kill the worker"
+
 
 def test_an_error_of_the_arena_in_one_match_fails_that_match_alone_and_a_rerun_plays_it(tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
-    module = FLAKY.format(flag=str(flag), against="heuristic-1")
+    module = FLAKY.format(flag=str(flag), against="heuristic-1", failure=RAISE)
     plugin = make_distribution(tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": module})
     bots = "- {name: heuristic-1, builtin: heuristic}\n- {name: flaky, builtin: flaky}\n"
     path = write(tmp_path, bots, concurrency=2, extra="repeats: 2\n")
@@ -181,7 +184,7 @@ def test_an_error_of_the_arena_in_one_match_fails_that_match_alone_and_a_rerun_p
 def test_swiss_rounds_after_a_failed_match_wait_for_it(tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
-    module = FLAKY.format(flag=str(flag), against="flaky")  # every match of flaky fails
+    module = FLAKY.format(flag=str(flag), against="flaky", failure=RAISE)  # every match of flaky fails
     plugin = make_distribution(tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": module})
     bots = "- {name: heuristic-1, builtin: heuristic}\n- {name: flaky, builtin: flaky}\n"
     bots += "- {name: random-3, builtin: random}\n"
@@ -195,6 +198,27 @@ def test_swiss_rounds_after_a_failed_match_wait_for_it(tmp_path: Path) -> None:
     status, out, err = run(path, [plugin])
     assert status == 0, out + err
     assert {row["round"] for row in results(tmp_path / "out")} == {1, 2, 3}
+
+
+def test_a_worker_that_dies_in_a_match_fails_that_match_alone_and_a_new_worker_plays_on(tmp_path: Path) -> None:
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    module = FLAKY.format(flag=str(flag), against="heuristic-1", failure=DIE)
+    plugin = make_distribution(tmp_path / "site", "flaky-bot", "1.0", {"flaky": "flaky_bot"}, {"flaky_bot": module})
+    bots = "- {name: heuristic-1, builtin: heuristic}\n- {name: flaky, builtin: flaky}\n"
+    path = write(tmp_path, bots, concurrency=2, extra="repeats: 2\n")
+    status, out, err = run(path, [plugin])
+    assert status == 1, out + err
+    rows = results(tmp_path / "out")
+    failed = sorted({"rr-0003", "rr-0006"} - {str(row["match_id"]) for row in rows})
+    assert len(rows) == 4 and len(failed) == 2, [row["seats"] for row in rows]
+    assert any(line.startswith("2 matches failed in the arena: ") for line in err.splitlines()), err
+    assert (tmp_path / "out" / ERRORS_LOG).read_text().count("the worker process playing it died (exit status -9)") == 2
+
+    flag.unlink()
+    status, out, err = run(path, [plugin])
+    assert status == 0, out + err
+    assert "6 matches (2 played now, 4 kept from an earlier run)" in out
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
