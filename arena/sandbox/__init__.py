@@ -35,12 +35,13 @@ from arena.sandbox.errors import SandboxError
 from arena.sandbox.launcher import launch
 from arena.sandbox.levels import resolve_level
 from arena.sandbox.process import BotProcess, kill_all
-from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
 __all__ = [
     "BotProcess",
     "LaunchSpec",
     "Limits",
+    "MemoryMechanism",
     "SandboxError",
     "SandboxLevel",
     "kill_all",

@@ -25,6 +25,7 @@ def ending(code: int, level: SandboxLevel = SandboxLevel.BASIC, **changes: objec
         "killed_by_arena": False,
         "memory_marker": False,
         "file_size_marker": False,
+        "memory_exceeded": False,
     }
     values.update(changes)
     return Ending(**values)  # type: ignore[arg-type]
