@@ -28,6 +28,10 @@ class CheckReport:
     faults: list[CheckedFault] = field(default_factory=list)
     slowest_ms: float = 0.0
     starts: int = 0
+    peak_memory: int = 0
+    """In bytes: the most memory the bot's processes used (all of them together, in its cgroup or as watched)."""
+    memory_mb: int = Limits().memory_mb
+    sandbox: SandboxLevel = SandboxLevel.STRICT
 
     @property
     def clean(self) -> bool:
@@ -45,7 +49,7 @@ def check_bot(
     seed: int = 1,
 ) -> CheckReport:
     """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept."""
-    report = CheckReport(bot.name, timing.move_ms)
+    report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, sandbox=sandbox)
     host = BotHost(bot, timing, sandbox, limits)
     try:
         for players in range(ruleset.min_players, ruleset.max_players + 1):
@@ -67,6 +71,7 @@ def check_bot(
         report.slowest_ms = host.stats.slowest_ms
         report.starts = host.stats.starts
         host.kill()
+        report.peak_memory = host.peak_memory()
     return report
 
 
