@@ -255,22 +255,20 @@ class BotProcess:
         return bool(self._cgroup_hit_limit)
 
     def peak_memory(self) -> int:
-        """The most memory, in bytes, the bot has used so far: its cgroup's high-water mark, or the largest sum
-        of its processes' resident memory that the watch saw, or (once reaped) its largest process's."""
+        """The most memory, in bytes, the bot has used so far, as its limit counts it: its cgroup's high-water
+        mark; or, without a cgroup, the largest sum of its processes' resident memory the watch saw, or (once
+        reaped) the resident memory of its largest process, whichever is more."""
         with self._lock:
             if self._final_peak is not None:
                 return self._final_peak
             return self._measure_peak()
 
     def _measure_peak(self) -> int:
-        peak = 0
         if self._cgroup is not None:
-            with contextlib.suppress(OSError):
-                peak = self._cgroup.peak_bytes()
-        if self._watched is not None:
-            peak = max(peak, self._watched.peak_bytes)
+            return self._cgroup.peak_bytes()
+        watched = self._watched.peak_bytes if self._watched is not None else 0
         largest_kb = max(self._init_maxrss_kb, self._usage.ru_maxrss if self._usage is not None else 0)
-        return max(peak, largest_kb * 1024)
+        return max(watched, largest_kb * 1024)
 
     def exit_fault(self) -> tuple[str, str]:
         """After exit: ("limit", detail) if a resource limit stopped it, else ("crash", detail)."""
