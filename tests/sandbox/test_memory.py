@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel, cgroups
+from arena.sandbox.limits import data_limit
 from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, LIMITED_LEVELS, Bots, poll_until
 
 MIB = 1024 * 1024
@@ -56,12 +57,22 @@ def test_touching_2_gb_at_a_512_mb_limit_is_a_limit_fault(
     bot = bots.start(level, "hoard = bytearray(2 << 30)  # zeroed, so touched\n", limits=limits(mechanism, 512))
     code = bot.wait(DEADLINE_S)
     if mechanism is CGROUP:  # the kernel kills it at the limit
-        assert code == -signal.SIGKILL
-        assert bot.exit_fault() == ("limit", "memory: used more than 512 MB")
-    else:  # RLIMIT_DATA refuses the allocation
-        assert code == 1
-        assert bot.exit_fault() == ("limit", "out of memory (limit 512 MB)")
+        assert (code, bot.exit_fault()) == (-signal.SIGKILL, ("limit", "memory: used more than 512 MB"))
+    elif data_limit(512) < 2 << 30:  # RLIMIT_DATA refuses the allocation
+        assert (code, bot.exit_fault()) == (1, ("limit", "out of memory (limit 512 MB)"))
         assert "MemoryError" in bot.stderr_tail()
+    else:  # a machine of 48 GB or more: RLIMIT_DATA allows it, the watch stops it as it touches the pages
+        assert (code, bot.exit_fault()) == (-signal.SIGKILL, ("limit", "memory: used more than 512 MB"))
+
+
+@LIMITED_LEVELS
+def test_without_a_cgroup_an_allocation_past_the_data_limit_fails_at_once(bots: Bots, level: SandboxLevel) -> None:
+    script = f"hoard = bytearray({data_limit(512) + (1 << 30)})\n"
+    bot = bots.start(level, script, limits=limits(RLIMIT, 512))
+    assert bot.wait(DEADLINE_S) == 1
+    assert bot.exit_fault() == ("limit", "out of memory (limit 512 MB)")
+    assert "MemoryError" in bot.stderr_tail()
+    assert bot.peak_memory() < 512 * MIB  # refused before any of it was used
 
 
 GROW_SHARED_MEMORY = """
@@ -179,7 +190,8 @@ def test_without_cgroups_auto_falls_back_to_rlimit_and_says_why(
     problem = f"no cgroup for test {os.getpid()}"
     monkeypatch.setattr(cgroups, "hierarchy", lambda: problem)
     with caplog.at_level(logging.WARNING):
-        bot = bots.start(SandboxLevel.BASIC, "hoard = bytearray(2 << 30)\n", limits=Limits(memory_mb=512))
+        script = f"hoard = bytearray({data_limit(512) + (1 << 30)})\n"
+        bot = bots.start(SandboxLevel.BASIC, script, limits=Limits(memory_mb=512))
     assert bot.limits.memory_mechanism is RLIMIT
     assert any(problem in record.getMessage() and "RLIMIT_DATA" in record.getMessage() for record in caplog.records)
     assert bot.wait(DEADLINE_S) == 1
