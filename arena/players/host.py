@@ -86,6 +86,8 @@ class HostStats:
     """Failed starts in a row (see START_ATTEMPTS)."""
     hello_on_stdout: bool = False
     """A ZeroMQ bot wrote a hello to its standard output: it is a stdio bot."""
+    peak_memory: int = 0
+    """In bytes: the most memory a finished process of this host used (BotHost.peak_memory adds the live one)."""
 
 
 class BotHost:
@@ -358,6 +360,11 @@ class BotHost:
         self.kill()
         return fault
 
+    def peak_memory(self) -> int:
+        """The most memory, in bytes, any process of this bot has used so far (0 before the first starts)."""
+        live = self._process.peak_memory() if self._process is not None else 0
+        return max(self.stats.peak_memory, live)
+
     def kill(self) -> None:
         self._poll_items = self._exit_watch = None
         if self._channel is not None:
@@ -365,6 +372,7 @@ class BotHost:
             self._channel = None
         if self._process is not None:
             self._process.kill()
+            self.stats.peak_memory = max(self.stats.peak_memory, self._process.peak_memory())
             self._process = None
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)

@@ -37,6 +37,9 @@ class MatchDone:
     duration_s: float
     replay: str
     """The replay file's text (JSON lines): a worker on another machine has no access to the output."""
+    peak_memory: tuple[int | None, ...] = ()
+    """Per seat, in bytes: the most memory the bot's processes had used by the end of the match (every process of
+    that bot in this worker so far); None for a bot played in-process. Empty in results older than the figure."""
 
 
 @dataclass(frozen=True, slots=True)

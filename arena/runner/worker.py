@@ -74,6 +74,7 @@ class MatchWorker:
             faults=faults,
             duration_s=time.monotonic() - started,
             replay="".join(dump_line(line) for line in replay_lines(match, job.match_id)),
+            peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
         )
 
     def _player(self, name: str) -> Player:

@@ -17,7 +17,7 @@ from arena.sandbox.limits import Rlimit
 
 @dataclass(frozen=True, slots=True)
 class ChildSetup:
-    """The preexec_fn: staging mounts (as root), then the bot's own ids, death signal, rlimits, CPU."""
+    """The preexec_fn: its cgroup, staging mounts (as root), then the bot's own ids, death signal, rlimits, CPU."""
 
     parent_pid: int
     mounts: tuple[tuple[bytes, bytes], ...] = ()  # (source, staging target), bound in a private mount namespace
@@ -25,6 +25,7 @@ class ChildSetup:
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
     cpu: int | None = None
+    cgroup_procs: bytes | None = None  # the cgroup.procs file of the bot's memory cgroup
 
     def __call__(self) -> None:
         try:
@@ -35,6 +36,13 @@ class ChildSetup:
             raise
 
     def _prepare(self) -> None:
+        if self.cgroup_procs is not None:
+            # First, while still privileged: from here on the process and all it starts are in the bot's cgroup.
+            fd = os.open(self.cgroup_procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")  # "0" is the writing process itself
+            finally:
+                os.close(fd)
         if self.mounts:
             # Staging: paths the bot's UID cannot traverse (a Python under /root) are bound where it can, in a
             # mount namespace of this child alone, so that bwrap (unprivileged) can bind them in turn.
