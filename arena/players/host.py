@@ -262,6 +262,8 @@ class BotHost:
         channel = self._channel
         if channel is None:
             raise RuntimeError(f"bot {self.bot.name}: {message['type']} asked of a host with no process")
+        if channel.discard_stale():
+            log.debug("bot %s: dropped what it sent while no message awaited a reply", self.bot.name)
         sent = time.monotonic()
         if not channel.send(orjson.dumps(message)):
             raise self.fault(self._gone("the bot's connection is gone"))

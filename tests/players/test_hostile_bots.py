@@ -195,3 +195,51 @@ def test_seats_that_all_fail_to_start_are_each_a_fault_and_nothing_more(hostile:
     outcome = play(hosts)
     assert [(f.seat, f.reason) for f in outcome.faults] == [(n, FaultReason.CRASH) for n in range(players)]
     assert [f.after_match for f in outcome.faults] == [False] * (players - 1) + [True]
+
+
+def test_what_a_stdio_bot_writes_after_its_reply_is_not_taken_as_its_next_reply(hostile: MakeHost) -> None:
+    host = hostile(
+        "stdio",
+        handle="""
+        if kind == "act":  # the reply, then the start of a second one, in one write
+            sys.stdout.buffer.write(b'{"type": "action", "index": 0}\\n{"type": "action", "ind')
+            sys.stdout.flush()
+            continue
+        """,
+    )
+    outcome = play([host, RandomPlayer(1)])
+    assert outcome.faults == ()
+    assert host.stats.replies > 3
+
+
+def test_a_second_zmq_reply_to_one_message_is_dropped_before_the_next_message(tmp_path: Path) -> None:
+    import zmq
+
+    from arena.players.channels import ZmqChannel
+
+    context = zmq.Context()
+    channel = ZmqChannel(context, tmp_path)
+    bot = context.socket(zmq.DEALER)
+    bot.linger = 0
+    bot.connect(channel.endpoint)
+    try:
+        bot.send_multipart([b"", b'{"type": "hello"}'])
+        assert channel.socket.poll(5000)
+        [(identity, hello)] = channel.arrivals([channel.socket])
+        assert hello == b'{"type": "hello"}'
+        channel.peer = identity
+        assert channel.send(b'{"type": "act"}')
+        assert bot.poll(5000)
+        bot.recv_multipart()
+        bot.send_multipart([b"", b'{"type": "action", "index": 0}'])
+        bot.send_multipart([b"", b'{"type": "action", "index": 9}'])
+        assert channel.socket.poll(5000)
+        assert channel.arrivals([channel.socket]) == [(identity, b'{"type": "action", "index": 0}')]
+        assert channel.socket.poll(5000)  # the second reply has arrived
+        assert channel.discard_stale() == 1
+        assert channel.discard_stale() == 0
+        assert not channel.socket.poll(0)
+    finally:
+        bot.close()
+        channel.close()
+        context.term()
