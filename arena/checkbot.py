@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from arena.engine import Match, Ruleset
 from arena.players import Player, PlayerFault, RandomPlayer
-from arena.players.host import BotCommand, BotHost, Timing
+from arena.players.host import START_ATTEMPTS, BotCommand, BotHost, Timing
 from arena.players.remote import RemotePlayer
 from arena.runner import FaultReport, play_match
 from arena.sandbox import Limits, SandboxLevel
@@ -28,6 +28,14 @@ class CheckReport:
     faults: list[CheckedFault] = field(default_factory=list)
     slowest_ms: float = 0.0
     starts: int = 0
+    speaks_stdio: bool = False
+    """Checked over ZeroMQ, the bot wrote its hello to its standard output."""
+    gave_up: bool = False
+    """The bot failed to start START_ATTEMPTS times in a row and was not started again."""
+    peak_memory: int = 0
+    """In bytes: the most memory the bot's processes used (all of them together, in its cgroup or as watched)."""
+    memory_mb: int = Limits().memory_mb
+    sandbox: SandboxLevel = SandboxLevel.STRICT
 
     @property
     def clean(self) -> bool:
@@ -45,7 +53,7 @@ def check_bot(
     seed: int = 1,
 ) -> CheckReport:
     """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept."""
-    report = CheckReport(bot.name, timing.move_ms)
+    report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, sandbox=sandbox)
     host = BotHost(bot, timing, sandbox, limits)
     try:
         for players in range(ruleset.min_players, ruleset.max_players + 1):
@@ -66,7 +74,10 @@ def check_bot(
     finally:
         report.slowest_ms = host.stats.slowest_ms
         report.starts = host.stats.starts
+        report.speaks_stdio = host.stats.hello_on_stdout
+        report.gave_up = host.stats.failed_starts >= START_ATTEMPTS
         host.kill()
+        report.peak_memory = host.peak_memory()
     return report
 
 

@@ -53,6 +53,11 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _megabytes(size: int) -> str:
+    """Bytes in MB (MiB, as memory_mb counts them), whole."""
+    return f"{size / (1024 * 1024):.0f}"
+
+
 def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
@@ -100,8 +105,8 @@ def _check_bot(args: argparse.Namespace) -> int:
 
     from arena.checkbot import check_bot
     from arena.config import bot_directory
-    from arena.players.host import BotCommand, Timing
-    from arena.sandbox import Limits, SandboxLevel, resolve_level
+    from arena.players.host import START_ATTEMPTS, BotCommand, Timing
+    from arena.sandbox import Limits, MemoryMechanism, SandboxLevel, resolve_level
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -120,7 +125,7 @@ def _check_bot(args: argparse.Namespace) -> int:
         bot = BotCommand.in_directory(name, tuple(command), args.protocol, Path.cwd())
         bot = replace(bot, directory=bot_directory(command, None, Path.cwd().resolve()))
     timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
-    limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s)
+    limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s, memory_mechanism=MemoryMechanism(args.memory_mechanism))
     ruleset = get_ruleset(args.ruleset)
     print(
         f"checking {name}: {' '.join(command)} (protocol {args.protocol}, sandbox {level.value},"
@@ -136,9 +141,18 @@ def _check_bot(args: argparse.Namespace) -> int:
             print("  stderr, last lines:")
             for line in fault.stderr_tail.rstrip().splitlines()[-12:]:
                 print(f"  | {line}")
+    if report.speaks_stdio:
+        print("this bot speaks over its standard streams: use --protocol stdio")
+    if report.gave_up:
+        print(
+            f"the bot failed to start {START_ATTEMPTS} times in a row and was not started again"
+            " (a tournament does the same): its first fault says why"
+        )
     starts = "once" if report.starts == 1 else f"{report.starts} times"
     slowest = f"{report.slowest_ms:.1f}" if report.slowest_ms < 10 else f"{report.slowest_ms:.0f}"  # not "0 ms"
     print(f"slowest reply: {slowest} ms (limit {report.move_ms} ms); process started {starts}")
+    limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
+    print(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
     if report.clean:
         print("PASS: no faults")
         return 0
@@ -191,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from arena.config import load_config
-    from arena.runner.tournament import run_tournament
+    from arena.runner.tournament import failure_line, run_tournament
 
     config = load_config(args.file)
     if args.concurrency is not None:
@@ -211,6 +225,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(f"results: {summary.output}")
     print(f"report: {_write_report(summary.output, args.replay_pages)}")
+    failures = failure_line(summary)
+    if failures is not None:
+        print(failures, file=sys.stderr)
+        return 1
     return 0
 
 
@@ -355,7 +373,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
     check.add_argument("--move-ms", type=int, default=1000, help="time allowed per reply (default: 1000)")
     check.add_argument("--startup-ms", type=int, default=10000, help="time allowed to say hello (default: 10000)")
-    check.add_argument("--memory-mb", type=int, default=1024, help="memory limit per process (default: 1024)")
+    check.add_argument(
+        "--memory-mb", type=int, default=1024, help="memory the bot's processes may use together (default: 1024)"
+    )
+    check.add_argument(
+        "--memory-mechanism",
+        choices=["auto", "cgroup", "rlimit"],
+        default="auto",
+        help="how the memory limit is held: a cgroup, or rlimit (RLIMIT_DATA and a watch); default: auto",
+    )
     check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
     check.add_argument(
         "--dir",

@@ -36,7 +36,7 @@ from arena.engine import RULESETS
 from arena.errors import ConfigError
 from arena.players.host import BotCommand, Timing
 from arena.plugins.registry import NAME
-from arena.sandbox import Limits, SandboxError, SandboxLevel
+from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
 from arena.sandbox.command import bot_path
 from arena.sandbox.command import resolve as find_program
 
@@ -201,12 +201,20 @@ def config_hash(config: TournamentConfig) -> str:
         "seed": config.seed,
         "sandbox": config.sandbox.value,
         "timing": dataclasses.asdict(config.timing),
-        "limits": dataclasses.asdict(config.limits),
+        "limits": _hashed_limits(config.limits),
         "bots": [bot(entry) for entry in config.bots],
         "gauntlet": None if config.gauntlet is None else dataclasses.asdict(config.gauntlet),
     }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _hashed_limits(limits: Limits) -> dict[str, Any]:
+    """The limits as config_hash takes them: how memory_mb is held changes no result of a bot within it, so the
+    mechanism is left out (and a tournament begun before there was a choice keeps its hash)."""
+    values = dataclasses.asdict(limits)
+    del values["memory_mechanism"]
+    return values
 
 
 # ------------------------------------------------------------------------------------------------ YAML
@@ -390,6 +398,7 @@ class _Limits(_Model):
     open_files: _Positive = _LIMITS.open_files
     file_size_mb: _Positive = _LIMITS.file_size_mb
     stderr_kb: _Positive = _LIMITS.stderr_kb
+    memory_mechanism: Literal["auto", "cgroup", "rlimit"] = "auto"
 
 
 class _Bot(_Model):
@@ -780,6 +789,7 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
             open_files=limits.open_files,
             file_size_mb=limits.file_size_mb,
             stderr_kb=limits.stderr_kb,
+            memory_mechanism=MemoryMechanism(limits.memory_mechanism),
         ),
         output=(base / (model.output or f"results/{model.name}")).resolve(),
         bots=tuple(_entry(bot, base) for bot in model.bots),

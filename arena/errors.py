@@ -9,6 +9,7 @@
       SandboxError           a bot process that cannot be started (arena.sandbox)
       PluginError            a bot plugin that cannot be loaded, or registers its bots wrongly (exit status 2)
       StoreError             an output folder that holds other results, or none (exit status 2)
+      OutputDiskFull         the disk under the output folder is full: a clean stop, resumed by a rerun
       WorkerFailed           a worker process that failed outside any bot's fault (arena.runner)
     RulesError (engine)      a request the rules do not allow
       IllegalAction          an answer not among the legal answers
@@ -65,6 +66,14 @@ class StoreError(ArenaError):
     exit_status = 2
 
 
+class OutputDiskFull(ArenaError):
+    """The arena's own output could not be written for want of space. Everything recorded before stays."""
+
+    def __init__(self, path: object) -> None:
+        self.path = path
+        super().__init__(f"the output disk is full: {path} could not be written; free space and rerun to resume")
+
+
 class WorkerFailed(ArenaError):
     """A worker could not play a match because of the arena's own failure, not a bot's."""
 
@@ -89,6 +98,7 @@ __all__ = [
     "FormatError",
     "IllegalAction",
     "IllegalDeal",
+    "OutputDiskFull",
     "PluginError",
     "ReplayError",
     "ReplayMismatch",

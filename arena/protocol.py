@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from arena.engine import (
     Action,
@@ -79,10 +82,38 @@ legal_json: IdentityMemo[tuple[Action, ...], list[JSON]] = IdentityMemo(
 """The legal list as JSON, once per legal tuple: the engine reuses each one it builds."""
 
 
+def shown(value: object, size: int = 80) -> str:
+    """A decoded value as JSON for a fault's detail, cut to `size` characters; never fails, however deep or odd."""
+    if type(value) is int:
+        text = str(value)  # exact_json keeps no integer longer than Python converts
+    else:
+        try:
+            orjson.dumps(value, default=repr)  # refuses what nests past 254 levels, where json.dumps would recurse
+            text = json.dumps(value, default=repr, ensure_ascii=False)
+        except orjson.JSONEncodeError:  # nested past orjson's limit, or an integer past 64 bits
+            text = "(too deep or too large to show)"
+    return text if len(text) <= size else text[:size] + "…"
+
+
+def json_kind(value: object) -> str:
+    """A decoded value's kind in JSON's words, for a bot author."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    return "an array"
+
+
 def parse_action(obj: object) -> Action:
     """An answer object as the engine's action; MalformedAction says what is wrong with it."""
     if not isinstance(obj, dict):
-        raise MalformedAction(f"an answer is a JSON object, not {type(obj).__name__}")
+        raise MalformedAction(f"an answer is a JSON object, not {json_kind(obj)}")
     if "keep" in obj:
         keep, bottom = obj.get("keep"), obj.get("bottom")
         if not isinstance(bottom, list):
@@ -93,18 +124,18 @@ def parse_action(obj: object) -> Action:
     card = _card(obj["card"], "card")
     target = obj.get("target")
     if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
-        raise MalformedAction(f'"target" must be a seat number, not {target!r}')
+        raise MalformedAction(f'"target" must be a seat number, not {shown(target)}')
     guess = obj.get("guess")
     return Play(card, target, None if guess is None else _card(guess, "guess"))
 
 
 def _card(value: object, field: str) -> Card:
     if not isinstance(value, str):
-        raise MalformedAction(f'"{field}" must be a card name, not {value!r}')
+        raise MalformedAction(f'"{field}" must be a card name, not {shown(value)}')
     try:
         return Card.from_label(value)
     except ValueError:
-        raise MalformedAction(f'"{field}": unknown card {value!r}') from None
+        raise MalformedAction(f'"{field}": unknown card {shown(value)}') from None
 
 
 def events_json(events: Sequence[Event]) -> list[JSON]:

@@ -1,14 +1,46 @@
-"""Fixtures for every test: a marker on the command line of each process a test starts."""
+"""Fixtures for every test: a marker on the command line of each process a test starts, and the example bots
+in other languages (played where their runtime is installed)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+JAVA_BOT = ROOT / "examples" / "java-bot" / "Bot.java"
+NODE_BOT = ROOT / "examples" / "node-bot" / "bot.js"
+
+
+@pytest.fixture(scope="session")
+def java_classes() -> Iterator[Path]:
+    """The example Java bot, compiled into a directory every user may read (a bot may run as a UID of its own)."""
+    if not (shutil.which("javac") and shutil.which("java")):
+        pytest.skip(
+            "no JDK here (javac, java), so the Java bot is not played (Debian: apt-get install default-jdk-headless)"
+        )
+    directory = Path(tempfile.mkdtemp(prefix="arena-test-java-bot-"))
+    directory.chmod(0o755)
+    subprocess.run(["javac", "-d", str(directory), str(JAVA_BOT)], check=True, timeout=300)
+    for path in directory.iterdir():
+        path.chmod(0o644)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def node_bot() -> Path:
+    """The example Node.js bot's script."""
+    if not shutil.which("node"):
+        pytest.skip("no Node.js here (node), so the Node.js bot is not played (Debian: apt-get install nodejs)")
+    return NODE_BOT
 
 
 def find_processes(marker: str) -> list[int]:

@@ -7,21 +7,43 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from arena.sandbox import cgroups
 from tests.conftest import find_processes
 from tests.players.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "random_bot.py"
 C_BOT = ROOT / "examples" / "c-bot"
+MEMORY_LINE = re.compile(r"^peak memory: (\d+) MB \(limit (\d+) MB\)$", re.M)
 
 
 def check_bot(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "arena", "check-bot", *map(str, args)]
     return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def peak_memory(done: subprocess.CompletedProcess[str]) -> tuple[int, int]:
+    """check-bot's peak memory line: (peak, limit), in MB."""
+    line = MEMORY_LINE.search(done.stdout)
+    assert line is not None, done.stdout
+    return int(line.group(1)), int(line.group(2))
+
+
+def memory_options(mechanism: str | None) -> list[str]:
+    """None: the default limits; else memory_mb 512, held by that mechanism (skipped where it cannot be)."""
+    if mechanism is None:
+        return []
+    if mechanism == "cgroup" and not isinstance(found := cgroups.hierarchy(), cgroups.Hierarchy):
+        pytest.skip(f"no memory cgroup can be made here: {found}")
+    return ["--memory-mb", "512", "--memory-mechanism", mechanism]
+
+
+MEMORY = pytest.mark.parametrize("mechanism", [None, "cgroup", "rlimit"], ids=["defaults", "512-cgroup", "512-rlimit"])
 
 
 @pytest.mark.parametrize("protocol", ["zmq", "stdio"])
@@ -34,6 +56,8 @@ def test_a_good_bot_passes(protocol: str, marker: str) -> None:
     assert "process started once" in done.stdout
     slowest = re.search(r"slowest reply: ([0-9.]+) ms \(limit 1000 ms\)", done.stdout)
     assert slowest is not None and float(slowest.group(1)) > 0, done.stdout  # a fast bot shows tenths, not 0
+    peak, limit = peak_memory(done)
+    assert 0 < peak < limit == 1024
     assert done.stdout.rstrip().endswith("PASS: no faults")
 
 
@@ -53,7 +77,7 @@ def _bad_bot(tmp_path: Path, body: str) -> Path:
             "def act(m):\n    print('about to fail', file=sys.stderr)\n    raise RuntimeError('bug in act')\nrun(act)",
             "crash: exited with status 1",
         ),
-        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card \'joker\''),
+        ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card "joker"'),
         ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms"),
     ],
     ids=["start-up", "exception", "illegal", "slow"],
@@ -148,3 +172,94 @@ def test_a_relative_script_path_works_from_the_bots_directory(tmp_path: Path, ma
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=directory)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checking mybot:" in done.stdout
+
+
+STDIO_BOT = """
+import json, sys
+print(json.dumps({"type": "hello", "protocol": 1, "name": "stdio-bot"}), flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    print(json.dumps({"type": "action", "index": 0} if message["type"] == "act" else {"type": "ok"}), flush=True)
+"""
+
+
+def test_a_stdio_bot_checked_over_zmq_is_told_to_use_stdio(tmp_path: Path, marker: str) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text(STDIO_BOT)
+    options = ["--sandbox", "none", "--matches", "1", "--startup-ms", "3000"]
+    done = check_bot(*options, "--dir", tmp_path, "--", sys.executable, script, marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "this bot speaks over its standard streams: use --protocol stdio" in done.stdout
+    assert "it wrote its hello to standard output" in done.stdout
+    done = check_bot(*options, "--protocol", "stdio", "--dir", tmp_path, "--", sys.executable, script, marker)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "standard streams" not in done.stdout
+
+
+def test_a_bot_that_never_starts_is_tried_three_times(tmp_path: Path, marker: str) -> None:
+    script = _bad_bot(tmp_path, "raise SystemExit('cannot start: missing model file')")
+    done = check_bot("--sandbox", "none", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count(": crash: exited with status 1 before its hello") == 3
+    assert done.stdout.count(": crash: not restarted: it failed to start 3 times in a row; last: exited") == 12
+    assert "the bot failed to start 3 times in a row and was not started again" in done.stdout
+    assert "process started 3 times" in done.stdout
+
+
+@MEMORY
+def test_the_java_bot_passes(java_classes: Path, marker: str, mechanism: str | None) -> None:
+    options = memory_options(mechanism)
+    command = ["java", "-cp", java_classes, "Bot", marker]  # the marker: an argument the bot ignores
+    done = check_bot("--protocol", "stdio", "--matches", "1", *options, "--dir", java_classes, "--", *command)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS: no faults" in done.stdout
+    peak, limit = peak_memory(done)
+    assert 0 < peak < limit == (512 if options else 1024)
+
+
+@MEMORY
+def test_the_node_bot_passes(node_bot: Path, marker: str, mechanism: str | None) -> None:
+    options = memory_options(mechanism)
+    done = check_bot("--protocol", "stdio", "--matches", "1", *options, "--", "node", node_bot, marker)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS: no faults" in done.stdout
+    peak, limit = peak_memory(done)
+    assert 0 < peak < limit == (512 if options else 1024)
+
+
+HOG = """
+import json, mmap, os, sys
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+
+send({"type": "hello", "protocol": 1, "name": "hog", "token": os.environ["ARENA_TOKEN"]})
+hoard = []
+for line in sys.stdin:
+    if json.loads(line)["type"] == "act":
+        while len(hoard) < 128:  # shared memory (RLIMIT_DATA does not count it), 16 MB at a time, 2 GB at most
+            block = mmap.mmap(-1, 16 << 20)
+            for offset in range(0, len(block), 4096):
+                block[offset] = 1
+            hoard.append(block)
+    send({"type": "ok"})
+"""
+
+
+@pytest.mark.parametrize("mechanism", ["cgroup", "rlimit"])
+def test_a_bot_using_more_memory_than_its_limit_is_stopped_with_a_limit_fault(marker: str, mechanism: str) -> None:
+    options = ["--memory-mb", "256", *memory_options(mechanism)[2:], "--move-ms", "20000"]
+    directory = Path(tempfile.mkdtemp(prefix="arena-test-hog-"))  # open to the bot's own UID, unlike tmp_path
+    try:
+        directory.chmod(0o755)
+        (directory / "bot.py").write_text(HOG)
+        command = [sys.executable, directory / "bot.py", marker]
+        done = check_bot("--protocol", "stdio", "--matches", "1", *options, "--dir", directory, "--", *command)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAULT in check-2p-1: limit: memory: used more than 256 MB" in done.stdout
+    assert "FAIL: 5 faults (limit 5)" in done.stdout
+    peak, limit = peak_memory(done)
+    assert peak >= limit == 256

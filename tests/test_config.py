@@ -13,7 +13,7 @@ from arena.cli import main
 from arena.config import BotEntry, Format, GauntletConfig, config_hash, load_config
 from arena.errors import ConfigError, UsageError
 from arena.players.host import Timing
-from arena.sandbox import Limits, SandboxLevel
+from arena.sandbox import Limits, MemoryMechanism, SandboxLevel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -380,9 +380,10 @@ def test_the_example_tournaments_are_valid(example: Path) -> None:
 
 
 def test_the_documented_limit_defaults_are_the_projects() -> None:
-    documented = dict(re.findall(r"^\| `(\w+)` \| (\d+) \|", (ROOT / "docs" / "configuration.md").read_text(), re.M))
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    documented = dict(re.findall(r"^\| `(\w+)` \| `?(\w+)`? \|", text.split("## Limits")[1].split("\n## ")[0], re.M))
     actual = {**dataclasses.asdict(Timing()), **dataclasses.asdict(Limits())}
-    assert {key: int(value) for key, value in documented.items()} == actual
+    assert documented == {key: str(getattr(value, "value", value)) for key, value in actual.items()}
 
 
 def test_the_executor_is_local_unless_the_file_names_a_dask_scheduler(tmp_path: Path) -> None:
@@ -403,4 +404,17 @@ def test_a_dask_executor_needs_its_address_and_a_local_one_takes_none(tmp_path: 
     ]
     assert problems(write(tmp_path, SMALL + "executor: {max_bot_mb: 5}\n")) == [
         "7: executor.max_bot_mb: only for type dask: a local run ships nothing"
+    ]
+
+
+def test_the_memory_mechanism_is_read_checked_and_left_out_of_the_hash(tmp_path: Path) -> None:
+    auto = load_config(write(tmp_path, SMALL, "auto.yaml"))
+    assert auto.limits.memory_mechanism is MemoryMechanism.AUTO
+    chosen = load_config(write(tmp_path, SMALL + "limits: {memory_mechanism: rlimit}\n", "rlimit.yaml"))
+    assert chosen.limits == Limits(memory_mechanism=MemoryMechanism.RLIMIT)
+    assert config_hash(chosen) == config_hash(auto)  # how the limit is held changes no result within it
+    smaller = load_config(write(tmp_path, SMALL + "limits: {memory_mb: 512}\n", "smaller.yaml"))
+    assert config_hash(smaller) != config_hash(auto)
+    assert problems(write(tmp_path, SMALL + "limits: {memory_mechanism: rss}\n")) == [
+        "7: limits.memory_mechanism: must be 'auto', 'cgroup' or 'rlimit', not 'rss'"
     ]

@@ -60,9 +60,9 @@ def test_answers_round_trip_and_may_omit_nothing_they_need() -> None:
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        ([1, 2], "an answer is a JSON object, not list"),
+        ([1, 2], "an answer is a JSON object, not an array"),
         ({"target": 1}, 'an answer has "card"'),
-        ({"card": "joker"}, "\"card\": unknown card 'joker'"),
+        ({"card": "joker"}, '"card": unknown card "joker"'),
         ({"card": "guard", "target": "1", "guess": "spy"}, '"target" must be a seat number'),
         ({"card": "guard", "target": True, "guess": "spy"}, '"target" must be a seat number'),
         ({"keep": "king", "bottom": "guard"}, '"bottom" must be a list'),

@@ -11,12 +11,15 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import zmq
 from zmq.backend import Socket as _RawSocket
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
+BLANK = b" \t\r"
+"""A stdio line of nothing but JSON's blanks is no message (an empty print), and is skipped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,14 @@ class ZmqChannel:
             found.insert(0, (b"", Dropped("the connection was dropped: a message over 64 KiB, or the socket closed")))
         return found
 
+    def discard_stale(self) -> int:
+        """Drop what arrived while no message awaited a reply (a second reply to one message): it must not
+        be taken as the answer to the next. How many messages were dropped."""
+        dropped = 0
+        while cast(int, _get(self.socket, _EVENTS)) & _POLLIN:
+            dropped += len(self._message())
+        return dropped
+
     def _message(self) -> list[tuple[bytes, Arrival]]:
         """The next message on the socket, read frame by frame: a message from a bot is three frames
         (routing id, empty delimiter, payload), so a well-formed one costs two looks at RCVMORE."""
@@ -102,6 +113,7 @@ class ZmqChannel:
 _MORE = int(zmq.SNDMORE) | int(zmq.NOBLOCK)  # plain ints: pyzmq's flag enums are slow to combine
 _LAST = int(zmq.NOBLOCK)
 _RCVMORE = int(zmq.RCVMORE)
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 # The Cython methods underneath pyzmq's Python wrappers: one message costs a few of these calls, and
 # the wrappers' argument handling, needed by none of them, was a measurable share of each move.
 _send, _recv, _get = _RawSocket.send, _RawSocket.recv, _RawSocket.get
@@ -123,6 +135,8 @@ class StdioChannel:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self._buffer = bytearray()
+        self._skipping = False
+        """Inside a line found over the cap: the rest of it, up to its newline, is dropped."""
         self._pending = b""
         self._closed = False
         self.peer: bytes | None = None
@@ -166,18 +180,40 @@ class StdioChannel:
         elif chunk:
             self._buffer += chunk
         found: list[tuple[bytes, Arrival]] = []
-        while (end := self._buffer.find(b"\n")) >= 0:
-            line, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1 :]
-            if len(line) > MAX_MESSAGE:
+        buffer = self._buffer
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if self._skipping:
+                self._skipping = False  # the end of a line already found over the cap
+            elif len(line) > MAX_MESSAGE:
                 found.append((b"", Garbled("a line over 64 KiB")))
-            elif line.strip():
+            elif line.strip(BLANK):
                 found.append((b"", line))
-        if len(self._buffer) > MAX_MESSAGE:
-            self._buffer.clear()
-            found.append((b"", Garbled("a line over 64 KiB")))
+        if len(buffer) > MAX_MESSAGE:
+            buffer.clear()
+            if not self._skipping:
+                self._skipping = True
+                found.append((b"", Garbled("a line over 64 KiB")))
         if self._closed and not found:
             found.append((b"", Dropped("the bot closed its standard output")))
         return found
+
+    def discard_stale(self) -> int:
+        """Drop what the bot wrote while no message awaited a reply, so that it is not taken as the answer to
+        the next; how many bytes were dropped."""
+        dropped = len(self._buffer)
+        self._buffer.clear()
+        self._skipping = False
+        while not self._closed:
+            try:
+                chunk = os.read(self.stdout_fd, MAX_MESSAGE + 1)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break  # the end of the stream: the next wait reads it again, and reports it
+            dropped += len(chunk)
+        return dropped
 
     def close(self) -> None:
         """The pipes belong to the bot process, which closes them when it is killed."""

@@ -6,7 +6,6 @@ once. Every fault kills the whole process tree; the next match starts a new proc
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
@@ -25,7 +24,8 @@ from zmq.backend import zmq_poll
 from arena.engine import FaultReason
 from arena.players.base import PlayerFault
 from arena.players.channels import Dropped, StdioChannel, ZmqChannel
-from arena.protocol import PROTOCOL_VERSION
+from arena.players.replies import decode, malformed, read_reply, snippet
+from arena.protocol import PROTOCOL_VERSION, shown
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,10 @@ IDLE_LOOK_S = 0.002
 """How long a bot seen alive counts as alive for the checks between decisions (a move takes ~0.3 ms)."""
 CORES = os.cpu_count() or 1
 """A process's threads use CPU time at most this many times as fast as the wall clock runs."""
+START_ATTEMPTS = 3
+"""Failed starts in a row (a process that cannot be launched, exits or fails its handshake before its hello)
+after which a bot is not started again for the rest of the run: each later match is a fault at once."""
+STDIO_HINT = "it wrote its hello to standard output: it speaks over its standard streams (protocol stdio)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,31 +82,12 @@ class HostStats:
     starts: int = 0
     replies: int = 0
     slowest_ms: float = 0.0
-
-
-def decode(payload: bytes) -> object:
-    """A reply as JSON; PlayerFault(malformed) saying what is wrong with it."""
-    try:
-        return orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        pass  # find out what is wrong, in words
-    try:
-        text = payload.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _malformed(f"not UTF-8 (byte {error.start})") from None
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        msg = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
-        raise _malformed(f"not JSON ({msg}): {_snippet(text)}") from None
-
-
-def _snippet(text: str, size: int = 80) -> str:
-    return repr(text[:size] + ("…" if len(text) > size else ""))
-
-
-def _malformed(detail: str) -> PlayerFault:
-    return PlayerFault(FaultReason.MALFORMED, detail)
+    failed_starts: int = 0
+    """Failed starts in a row (see START_ATTEMPTS)."""
+    hello_on_stdout: bool = False
+    """A ZeroMQ bot wrote a hello to its standard output: it is a stdio bot."""
+    peak_memory: int = 0
+    """In bytes: the most memory a finished process of this host used (BotHost.peak_memory adds the live one)."""
 
 
 class BotHost:
@@ -134,6 +119,8 @@ class BotHost:
         """Before this moment `check_alive` does not look: the process was seen alive very recently."""
         self._cpu_check_due = 0.0
         """Before this moment the process cannot have used half its CPU limit, whatever it did."""
+        self._awaiting_hello = False
+        self._last_start_fault: PlayerFault | None = None
 
     @property
     def running(self) -> bool:
@@ -149,6 +136,10 @@ class BotHost:
             if not self._worn_out():
                 return
             self.shutdown()
+        last = self._last_start_fault
+        if self.stats.failed_starts >= START_ATTEMPTS and last is not None:
+            detail = f"not restarted: it failed to start {self.stats.failed_starts} times in a row; last: {last.detail}"
+            raise PlayerFault(last.reason, detail, last.stderr_tail)
         self._start()
 
     def _worn_out(self) -> bool:
@@ -168,6 +159,23 @@ class BotHost:
     def _start(self) -> None:
         self.kill()
         self.stats.starts += 1
+        started = time.monotonic()
+        self._awaiting_hello = True
+        try:
+            token = self._launch()
+            self._await_hello(token)
+        except PlayerFault as fault:
+            self.stats.failed_starts += 1
+            self._last_start_fault = fault
+            raise
+        finally:
+            self._awaiting_hello = False
+        self.stats.failed_starts = 0
+        self._welcome()
+        log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
+
+    def _launch(self) -> str:
+        """Start the process and its channel; the token its hello must carry."""
         token = secrets.token_hex(16)
         env = {"ARENA_TOKEN": token}
         self._directory = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
@@ -201,32 +209,31 @@ class BotHost:
             self._channel = StdioChannel(self._process.stdin_fd, self._process.stdout_fd)
         else:
             self._channel = channel
-        self._handshake(token)
+        return token
 
-    def _handshake(self, token: str) -> None:
-        started = time.monotonic()
-        deadline = started + self.timing.startup_ms / 1000
-        ignored: list[str] = []
+    def _await_hello(self, token: str) -> None:
+        deadline = time.monotonic() + self.timing.startup_ms / 1000
+        ignored = ""
+        """The first message that was not a hello, for the detail."""
         while True:
             identity, payload = self._wait(deadline, handshake=True)
             if payload is None:
-                note = f"; ignored: {ignored[0]}" if ignored else ""
+                note = f"; ignored: {ignored}" if ignored else ""
                 raise self.fault(
                     PlayerFault(FaultReason.HANDSHAKE, f"no hello within {self.timing.startup_ms} ms{note}")
                 )
             try:
                 hello = decode(payload)
             except PlayerFault as fault:
-                ignored.append(fault.detail)
+                ignored = ignored or fault.detail
                 continue
-            if not isinstance(hello, dict) or hello.get("type") != "hello":
-                ignored.append(f"a message that is not a hello: {_snippet(payload.decode('utf-8', 'replace'))}")
+            if type(hello) is not dict or hello.get("type") != "hello":
+                ignored = ignored or f"a message that is not a hello: {snippet(payload)}"
                 continue
-            if hello.get("protocol") != PROTOCOL_VERSION:
+            version = hello.get("protocol")
+            if type(version) is not int or version != PROTOCOL_VERSION:
                 raise self.fault(
-                    PlayerFault(
-                        FaultReason.HANDSHAKE, f"hello says protocol {hello.get('protocol')!r}; this arena speaks 1"
-                    )
+                    PlayerFault(FaultReason.HANDSHAKE, f"hello says protocol {shown(version)}; this arena speaks 1")
                 )
             token_due = self.bot.protocol == "zmq" or "token" in hello  # stdio bots may leave it out
             if token_due and hello.get("token") != token:
@@ -235,7 +242,9 @@ class BotHost:
                 )
             if isinstance(self._channel, ZmqChannel):
                 self._channel.peer = identity
-            break
+            return
+
+    def _welcome(self) -> None:
         welcome = {
             "type": "welcome",
             "protocol": PROTOCOL_VERSION,
@@ -244,7 +253,6 @@ class BotHost:
             "events": [],
         }
         self.request(welcome)
-        log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send one message and return the bot's reply object; PlayerFault on any fault.
@@ -252,7 +260,10 @@ class BotHost:
         This runs once per move, so it is kept flat: the usual case is one send, one poll, one read.
         """
         channel = self._channel
-        assert channel is not None
+        if channel is None:
+            raise RuntimeError(f"bot {self.bot.name}: {message['type']} asked of a host with no process")
+        if channel.discard_stale():
+            log.debug("bot %s: dropped what it sent while no message awaited a reply", self.bot.name)
         sent = time.monotonic()
         if not channel.send(orjson.dumps(message)):
             raise self.fault(self._gone("the bot's connection is gone"))
@@ -269,19 +280,9 @@ class BotHost:
         if elapsed_ms > stats.slowest_ms:
             stats.slowest_ms = elapsed_ms
         try:
-            reply = decode(payload)
+            return read_reply(payload, message["type"])
         except PlayerFault as fault:
             raise self.fault(fault) from None
-        if type(reply) is not dict:
-            raise self.fault(
-                _malformed(f"a reply is a JSON object, not {type(reply).__name__}: {_snippet(str(reply))}")
-            )
-        expected = "action" if message["type"] == "act" else "ok"
-        if reply.get("type") != expected:
-            raise self.fault(
-                _malformed(f'the reply to {message["type"]} has type {reply.get("type")!r}, not "{expected}"')
-            )
-        return reply
 
     def _wait(self, deadline: float, handshake: bool = False) -> tuple[bytes, bytes | None]:
         """The next message from the bot, or (b"", None) at the deadline; faults for exits and drops."""
@@ -315,13 +316,13 @@ class BotHost:
                     if process.wait(EXIT_GRACE_S) is None:  # a dying process drops its connection first
                         if handshake:
                             continue  # a connection that never said hello
-                        raise self.fault(_malformed(arrival.detail))
+                        raise self.fault(malformed(arrival.detail))
                     exited_at = exited_at or time.monotonic()
                     continue
                 # garbled: the bot's fault, unless it came from another connection or before any hello
                 if handshake or (channel.peer is not None and identity != channel.peer):
                     continue
-                raise self.fault(_malformed(arrival.detail))
+                raise self.fault(malformed(arrival.detail))
             if process.fileno() in ready and exited_at is None:
                 exited_at = time.monotonic()
 
@@ -342,6 +343,9 @@ class BotHost:
         """Attach the stderr tail, kill the process tree, and hand the fault back to raise."""
         if self._process is not None:
             fault.stderr_tail = self._process.stderr_tail()
+            if self._awaiting_hello and self.bot.protocol == "zmq" and _says_hello(self._process.stderr_log):
+                self.stats.hello_on_stdout = True
+                fault.detail = f"{fault.detail}; {STDIO_HINT}"
         self.kill()
         return fault
 
@@ -358,6 +362,11 @@ class BotHost:
         self.kill()
         return fault
 
+    def peak_memory(self) -> int:
+        """The most memory, in bytes, any process of this bot has used so far (0 before the first starts)."""
+        live = self._process.peak_memory() if self._process is not None else 0
+        return max(self.stats.peak_memory, live)
+
     def kill(self) -> None:
         self._poll_items = self._exit_watch = None
         if self._channel is not None:
@@ -365,6 +374,7 @@ class BotHost:
             self._channel = None
         if self._process is not None:
             self._process.kill()
+            self.stats.peak_memory = max(self.stats.peak_memory, self._process.peak_memory())
             self._process = None
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
@@ -388,3 +398,17 @@ class BotHost:
 
     def __exit__(self, *exc: object) -> None:
         self.kill()
+
+
+def _says_hello(log: bytes) -> bool:
+    """Does a ZeroMQ bot's log (its stdout goes there) hold a hello line, as a stdio bot writes one?"""
+    for line in log.splitlines():
+        line = line.strip()
+        if line.startswith(b"{") and b"hello" in line:
+            try:
+                said = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if type(said) is dict and said.get("type") == "hello":
+                return True
+    return False

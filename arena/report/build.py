@@ -15,6 +15,7 @@ from arena.report.replay_page import render_replay
 from arena.report.steps import replay_steps
 from arena.runner.jobs import FaultRow
 from arena.store import ResultStore
+from arena.store.disk import write_atomically, writing
 
 REPORT = "report"
 REPLAY_PAGES: int | None = None
@@ -45,7 +46,8 @@ def write_report(output: Path, replay_pages: int | None = REPLAY_PAGES) -> Repor
         store.close()
     folder = output / REPORT
     replays = folder / "replays"
-    replays.mkdir(parents=True, exist_ok=True)
+    with writing(replays):
+        replays.mkdir(parents=True, exist_ok=True)
     pages: dict[str, str] = {}
     fault_steps: dict[FaultRow, int] = {}
     problems: list[str] = []
@@ -60,7 +62,7 @@ def write_report(output: Path, replay_pages: int | None = REPLAY_PAGES) -> Repor
             continue
         href = replay_href(match.match_id)
         page = folder / href
-        write_text(page, render_replay(steps, back="../index.html"))
+        write_atomically(page, render_replay(steps, back="../index.html"))
         written.add(page)
         pages[match.match_id] = href
         for fault in match.faults:
@@ -70,7 +72,7 @@ def write_report(output: Path, replay_pages: int | None = REPLAY_PAGES) -> Repor
         if stale not in written:
             stale.unlink()  # a page of a match no longer in the results (a restarted tournament)
     index = folder / "index.html"
-    write_text(index, render_index(data, pages, fault_steps, str(output)))
+    write_atomically(index, render_index(data, pages, fault_steps, str(output)))
     return Report(index, len(pages), problems)
 
 
@@ -78,16 +80,8 @@ def write_replay_page(replay: Path, target: Path) -> str | None:
     """A viewer page for one replay file; where the replay breaks the rules, the page stops there and
     the problem is returned (the page says it too)."""
     steps = replay_steps(read_replay(replay))
-    write_text(target, render_replay(steps))
+    write_atomically(target, render_replay(steps))
     return steps.error
-
-
-def write_text(path: Path, text: str) -> None:
-    """Atomically: a browser or a copy never meets half a page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
 
 
 def _with_pages(matches: Sequence[MatchEntry], most: int | None) -> list[MatchEntry]:

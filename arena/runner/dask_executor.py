@@ -19,6 +19,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+import traceback
 import uuid
 from collections.abc import Iterator, Sequence
 from concurrent.futures import CancelledError
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from arena.config import BotEntry, TournamentConfig
 from arena.errors import UsageError, WorkerFailed
 from arena.players.host import BotCommand
-from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.jobs import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 30
 RETRIES = 2
-"""Further tries of a match whose task raised (an arena failure, not a bot's fault); a worker that dies is
-handled by the scheduler itself, which plays the task elsewhere."""
+"""Further tries of a task that raised outside the match (the match's own errors come back as MatchFailed); a
+worker that dies is handled by the scheduler itself, which plays the task elsewhere."""
 SKIPPED = ("__pycache__", ".git")
 EXTRA_HINT = 'pip install "loveletter-arena[dask]"'
 
@@ -139,7 +140,7 @@ class DaskExecutor:
             self._client.close()
             raise
 
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
         futures = {
             self._client.submit(
                 play_remote,
@@ -160,23 +161,20 @@ class DaskExecutor:
             for future in futures:
                 future.cancel()
 
-    def _result(self, future: Any, job: MatchJob) -> MatchDone:
+    def _result(self, future: Any, job: MatchJob) -> MatchOutcome:
         try:
             done = future.result()
         except (CancelledError, self._distributed.client.FutureCancelledError):
             raise self._lost() from None
-        except self._distributed.KilledWorker:
-            raise ClusterError(
-                f"match {job.match_id}: every worker that played it died; finished matches are kept:"
-                " run the same command again to resume"
-            ) from None
+        except self._distributed.KilledWorker as error:  # as a dead local worker: this match fails, the run goes on
+            return MatchFailed(job, f"every worker that played it died ({error})\n")
         except (OSError, TimeoutError) as error:
             if self._client.status not in ("running", "connecting"):
                 raise self._lost() from None
             raise ClusterError(f"match {job.match_id}: {error!r}") from error
-        except Exception as error:
-            raise WorkerFailed(f"match {job.match_id} failed on the cluster: {error!r}") from error
-        assert isinstance(done, MatchDone)
+        except Exception as error:  # the task failed outside the match, as often as it was tried
+            return MatchFailed(job, "".join(traceback.format_exception(error)))
+        assert isinstance(done, MatchDone | MatchFailed)
         return done
 
     def _lost(self) -> ClusterError:
@@ -210,13 +208,16 @@ _unpacked: dict[str, Path] = {}
 """A bot blob's digest -> its directory on this worker."""
 
 
-def play_remote(job: MatchJob, packed: PackedConfig) -> MatchDone:
-    """A Dask task: play one match on this worker, as a local worker process would."""
-    with _lock:
-        worker = _workers.get(packed.token)
-        if worker is None:
-            worker = _workers[packed.token] = MatchWorker(_localised(packed))
-    return worker.play(job)
+def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
+    """A Dask task: play one match on this worker, as a local worker process would, errors included."""
+    try:
+        with _lock:
+            worker = _workers.get(packed.token)
+            if worker is None:
+                worker = _workers[packed.token] = MatchWorker(_localised(packed))
+    except Exception:
+        return MatchFailed(job, traceback.format_exc())
+    return worker.attempt(job)
 
 
 def release(token: str) -> None:

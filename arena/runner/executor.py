@@ -3,28 +3,38 @@ of worker processes is one way, a cluster backend is another (arena.runner.dask_
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import multiprocessing
 import os
-import queue
 import signal
-import traceback
+from collections import deque
 from collections.abc import Iterator, Sequence
-from multiprocessing.process import BaseProcess
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import SpawnContext
 from typing import Protocol
 
 from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
-from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.jobs import MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker, settle_heap
 from arena.sandbox import kill_all, linux
 
 STOP_GRACE_S = 5.0
 """At a normal end, how long workers get to shut their bots down."""
+PREFETCH = 2
+"""Jobs handed to a worker at a time: the next one is there as soon as a match ends."""
+MAX_DEATHS_IN_A_ROW = 3
+"""Workers that may die one after another without a match finished in between before the run stops:
+past that, something kills every worker, and replacing them would go on for ever."""
+
+log = logging.getLogger(__name__)
 
 
 class Executor(Protocol):
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
-        """Play every job; yield each result as it is done, in any order."""
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+        """Play every job; yield each result as it is done, in any order: a MatchFailed for a match that
+        failed on the arena's side, and the others go on."""
         ...
 
     def close(self) -> None:
@@ -36,65 +46,115 @@ class Executor(Protocol):
         ...
 
 
+class _Worker:
+    """One worker process, its pipe, and the jobs it was handed and has not answered, oldest first."""
+
+    def __init__(self, context: SpawnContext, config: TournamentConfig, number: int, cpu: int | None) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(config, theirs, cpu), name=f"arena-worker-{number}")
+        self.process.start()
+        theirs.close()
+        self.jobs: deque[MatchJob] = deque()
+        self.gone = False
+        """Its end of the pipe is closed: nothing more will come from it."""
+
+
 class LocalExecutor:
-    """`workers` processes on this machine, each keeping its bot processes from match to match."""
+    """`workers` processes on this machine, each keeping its bot processes from match to match.
+
+    Each worker has a pipe of its own, so the arena knows which matches it holds: a worker that dies
+    (an arena bug, the kernel's OOM killer) fails the match it was playing, is replaced, and the run goes on.
+    """
 
     def __init__(self, config: TournamentConfig, workers: int) -> None:
-        context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
-        self._tasks: multiprocessing.Queue[MatchJob | None] = context.Queue()
-        self._results: multiprocessing.Queue[tuple[str, object]] = context.Queue()
+        self._context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
+        self._config = config
         cpus = sorted(os.sched_getaffinity(0))
         pin = len(cpus) >= workers  # with fewer cores than workers, the scheduler places them better
-        self._processes: list[BaseProcess] = [
-            context.Process(
-                target=_serve,
-                args=(config, self._tasks, self._results, cpus[n] if pin else None),
-                name=f"arena-worker-{n}",
-            )
-            for n in range(workers)
-        ]
-        for process in self._processes:
-            process.start()
+        self._cpus = [cpus[n] if pin else None for n in range(workers)]
+        self._workers = [_Worker(self._context, config, n, cpu) for n, cpu in enumerate(self._cpus)]
+        self._deaths_in_a_row = 0
 
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchDone]:
-        for job in jobs:
-            self._tasks.put(job)
+    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+        waiting = deque(jobs)
         for _ in jobs:
-            kind, payload = self._next()
-            if kind == "error":
-                raise WorkerFailed(str(payload))
-            assert isinstance(payload, MatchDone)
-            yield payload
+            self._hand_out(waiting)
+            yield self._next(waiting)
 
-    def _next(self) -> tuple[str, object]:
+    def _hand_out(self, waiting: deque[MatchJob]) -> None:
+        """Keep PREFETCH jobs with every worker, so that none waits for the arena between matches."""
+        for worker in self._workers:
+            while waiting and len(worker.jobs) < PREFETCH:
+                job = waiting.popleft()
+                worker.connection.send(job)
+                worker.jobs.append(job)
+
+    def _next(self, waiting: deque[MatchJob]) -> MatchOutcome:
         while True:
-            try:
-                return self._results.get(timeout=0.5)
-            except queue.Empty:
-                dead = [p for p in self._processes if not p.is_alive()]
-                if dead:
-                    raise WorkerFailed(
-                        f"worker {dead[0].name} died (exit status {dead[0].exitcode}); finished matches are kept:"
-                        " run the same command again to resume"
-                    ) from None
+            busy = {w.connection: w for w in self._workers if w.jobs}
+            sentinels = {w.process.sentinel: w for w in self._workers}
+            for ready in wait([*busy, *sentinels]):
+                worker = busy.get(ready)  # type: ignore[call-overload]
+                if worker is not None:
+                    try:
+                        outcome: MatchOutcome = worker.connection.recv()
+                    except (EOFError, OSError):
+                        worker.gone = True  # it died: its sentinel says so
+                        continue
+                    worker.jobs.remove(outcome.job)
+                    self._deaths_in_a_row = 0
+                    return outcome
+            for ready in wait(list(sentinels), timeout=0):
+                dead = sentinels[ready]  # type: ignore[index]
+                if not dead.gone and dead.jobs:
+                    continue  # a result it sent before it died is read first
+                failed = self._replace(dead, waiting)
+                if failed is not None:
+                    return failed
+
+    def _replace(self, dead: _Worker, waiting: deque[MatchJob]) -> MatchFailed | None:
+        """A new worker in place of a dead one. The match it was playing fails; what it was handed besides
+        goes to the others."""
+        dead.process.join()
+        status = dead.process.exitcode
+        self._deaths_in_a_row += 1
+        if self._deaths_in_a_row > MAX_DEATHS_IN_A_ROW:
+            raise WorkerFailed(
+                f"{self._deaths_in_a_row} worker processes died one after another (the last, {dead.process.name},"
+                f" with exit status {status}); finished matches are kept: run the same command again to resume"
+            )
+        number = self._workers.index(dead)
+        dead.connection.close()
+        self._workers[number] = _Worker(self._context, self._config, number, self._cpus[number])
+        if not dead.jobs:
+            log.error("worker %s died (exit status %s) between matches", dead.process.name, status)
+            return None
+        playing, *handed = dead.jobs
+        waiting.extendleft(reversed(handed))
+        log.error("worker %s died (exit status %s) playing %s", dead.process.name, status, playing.match_id)
+        return MatchFailed(playing, f"the worker process playing it died (exit status {status})\n")
 
     def close(self) -> None:
-        for _ in self._processes:
-            self._tasks.put(None)
-        for process in self._processes:
-            process.join(STOP_GRACE_S)
+        for worker in self._workers:
+            with contextlib.suppress(OSError):
+                worker.connection.send(None)
+        for worker in self._workers:
+            worker.process.join(STOP_GRACE_S)
         self.terminate()
 
     def terminate(self) -> None:
         """Stop at once (Ctrl-C): each worker kills its bots on SIGTERM; survivors are killed."""
-        for process in self._processes:
+        processes = [worker.process for worker in self._workers]
+        for process in processes:
             if process.is_alive():
                 process.terminate()
-        for process in self._processes:
+        for process in processes:
             process.join(STOP_GRACE_S)
             if process.is_alive():
                 process.kill()
                 process.join(1)
+        for worker in self._workers:
+            worker.connection.close()
         kill_all()
 
 
@@ -111,12 +171,7 @@ def _interrupted(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _serve(
-    config: TournamentConfig,
-    tasks: multiprocessing.Queue[MatchJob | None],
-    results: multiprocessing.Queue[tuple[str, object]],
-    cpu: int | None,
-) -> None:
+def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) -> None:
     """A worker process: play jobs until told to stop; never leave a bot process behind. With `cpu`, the
     worker and its bots share that core: a match's processes take turns, and a message between them then
     needs no wake-up across cores."""
@@ -130,16 +185,11 @@ def _serve(
     worker = MatchWorker(config, cpu)
     settle_heap()
     try:
-        while (job := tasks.get()) is not None:
-            try:
-                results.put(("done", worker.play(job)))
-            except Exception:
-                results.put(("error", f"match {job.match_id}: {traceback.format_exc()}"))
+        while (job := connection.recv()) is not None:
+            connection.send(worker.attempt(job))
         worker.close()
-    except KeyboardInterrupt:
-        # Nobody may read the results any more (the arena stopped or died): exit without waiting for the
-        # queue's feeder thread to push a last result into a full pipe, which would block for ever.
-        results.cancel_join_thread()
+    except (KeyboardInterrupt, EOFError, BrokenPipeError):
+        pass  # the arena stopped us, or is gone: nobody reads a result any more
     finally:
         for host in worker.hosts.values():
             host.kill()

@@ -37,6 +37,23 @@ class MatchDone:
     duration_s: float
     replay: str
     """The replay file's text (JSON lines): a worker on another machine has no access to the output."""
+    peak_memory: tuple[int | None, ...] = ()
+    """Per seat, in bytes: the most memory the bot's processes had used by the end of the match (every process of
+    that bot in this worker so far); None for a bot played in-process. Empty in results older than the figure."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFailed:
+    """A match the arena itself failed to play: an error on its own side, not a bot's fault. It is not
+    recorded, so the next run of the same tournament plays it again."""
+
+    job: MatchJob
+    error: str
+    """The traceback, for the run's error log."""
+
+
+MatchOutcome = MatchDone | MatchFailed
+"""What an executor hands back for each job."""
 
 
 def match_seed(tournament_seed: int, deal_key: str) -> int:

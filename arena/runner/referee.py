@@ -37,18 +37,19 @@ class _Referee:
         feed = EventFeed(match)
         self.observers = [Observer(match, seat, feed) for seat in range(len(players))]
         self.faults: list[FaultReport] = []
-        self.out: set[int] = set()
-        """Disqualified seats."""
+        self.faulted: set[int] = set()
+        """Seats that faulted, in the match or after it: a player that failed is asked nothing more (a bot's
+        process is gone with its fault)."""
 
     def disqualify(self, seat: int, fault: PlayerFault) -> None:
         after = self.match.phase is Phase.OVER
         self.faults.append(FaultReport(seat, fault.reason, fault.detail, fault.stderr_tail, after))
+        self.faulted.add(seat)
         if not after:
             self.match.disqualify(seat, fault.reason, fault.detail)
-            self.out.add(seat)
 
     def playing(self) -> list[int]:
-        return [seat for seat in range(len(self.players)) if seat not in self.out]
+        return [seat for seat in range(len(self.players)) if seat not in self.faulted]
 
     def run(self) -> MatchOutcome:
         match = self.match

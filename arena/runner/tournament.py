@@ -6,6 +6,7 @@ exactly as an uninterrupted one did; the other formats are scheduled whole at th
 
 from __future__ import annotations
 
+import datetime
 import json
 import sys
 import time
@@ -18,8 +19,9 @@ from tqdm import tqdm
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
 from arena.runner.executor import Executor, executor_for
-from arena.runner.jobs import MatchJob, match_seed
+from arena.runner.jobs import MatchFailed, MatchJob, match_seed
 from arena.store import ResultStore
+from arena.store.disk import writing
 from arena.store.export import write_gauntlet_csv
 from arena.tournament import Table, gauntlet, round_robin, scores, swiss_round
 
@@ -36,6 +38,39 @@ class RunSummary:
     faults: int
     """Faults in the matches this run played."""
     seconds: float
+    failed: tuple[str, ...] = ()
+    """Matches that failed on the arena's side, by id: not recorded, played again by the next run."""
+    errors_log: Path | None = None
+    """Where their tracebacks are (ERRORS_LOG in the output folder), when some failed."""
+    waiting_round: int | None = None
+    """Swiss: the first round not paired, as a round before it has a failed match."""
+
+
+ERRORS_LOG = "arena-errors.log"
+"""In the output folder: the traceback of every match that failed on the arena's side, appended run by run."""
+
+
+def failure_line(summary: RunSummary) -> str | None:
+    """The one line that tells of the matches that failed in the arena, or None when there are none."""
+    if not summary.failed:
+        return None
+    count = len(summary.failed)
+    shown = ", ".join(summary.failed[:5]) + (f" and {count - 5} more" if count > 5 else "")
+    waiting = (
+        f"; Swiss rounds from {summary.waiting_round} on wait for it to be played"
+        if summary.waiting_round is not None
+        else ""
+    )
+    verb = "match failed" if count == 1 else "matches failed"
+    return f"{count} {verb} in the arena: {shown} (see {summary.errors_log}; run again to retry){waiting}"
+
+
+def _log_failure(path: Path, failure: MatchFailed) -> None:
+    job = failure.job
+    stamp = datetime.datetime.now().isoformat(timespec="seconds")
+    with writing(path), path.open("a", encoding="utf-8") as log:
+        log.write(f"=== {stamp} match {job.match_id} (seats {', '.join(job.seats)}; seed {job.seed}) ===\n")
+        log.write(failure.error.rstrip("\n") + "\n\n")
 
 
 def run_tournament(
@@ -68,6 +103,9 @@ def run_tournament(
         dynamic_ncols=True,
     )
     played = kept = faults = scheduled = 0
+    failed: list[str] = []
+    errors_log = config.output / ERRORS_LOG
+    waiting_round: int | None = None
     try:
         finished = store.finished_ids()
         for tables, expected in _rounds(config, store):
@@ -92,12 +130,21 @@ def run_tournament(
             if pool is None:
                 pool = executor(config, max(1, min(config.concurrency, len(jobs))))
             for done in pool.run(jobs):
-                store.record(done)
-                played += 1
-                faults += len(done.faults)
-                bar.set_postfix(faults=faults, refresh=False)
+                if isinstance(done, MatchFailed):
+                    _log_failure(errors_log, done)
+                    failed.append(done.job.match_id)
+                else:
+                    store.record(done)
+                    played += 1
+                    faults += len(done.faults)
+                postfix = {"faults": faults, "arena errors": len(failed)} if failed else {"faults": faults}
+                bar.set_postfix(postfix, refresh=False)
                 bar.update(1)
-        store.set_meta("completed_at", str(time.time()))
+            if failed and config.format is Format.SWISS and tables and tables[0].round < config.rounds:
+                waiting_round = tables[0].round + 1  # it would be paired from results that lack a match
+                break
+        if not failed:
+            store.set_meta("completed_at", str(time.time()))
         if config.format is Format.GAUNTLET:
             write_gauntlet_csv(store, config.output / "gauntlet.csv")
         if pool is not None:
@@ -108,7 +155,17 @@ def run_tournament(
         if pool is not None:
             pool.terminate()
         store.close()
-    return RunSummary(config.output, scheduled, played, kept, faults, time.monotonic() - started)
+    return RunSummary(
+        config.output,
+        scheduled,
+        played,
+        kept,
+        faults,
+        time.monotonic() - started,
+        tuple(sorted(failed)),
+        errors_log if failed else None,
+        waiting_round,
+    )
 
 
 def _rounds(config: TournamentConfig, store: ResultStore) -> Iterator[tuple[Sequence[Table], int]]:

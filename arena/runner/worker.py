@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+import traceback
 from dataclasses import replace
 
 from arena.config import BotEntry, TournamentConfig
@@ -13,7 +14,7 @@ from arena.players.host import BotCommand, BotHost
 from arena.players.remote import RemotePlayer
 from arena.plugins import load_registry
 from arena.replay.lines import dump_line, replay_lines
-from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.runner.jobs import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.runner.referee import play_match
 
 GC_YOUNG_THRESHOLD = 20_000
@@ -44,6 +45,18 @@ class MatchWorker:
         self.hosts: dict[str, BotHost] = {}
         self.registry = load_registry()
 
+    def attempt(self, job: MatchJob) -> MatchDone | MatchFailed:
+        """Play the match; an error on the arena's side (every bot's fault is a fault, not an error) fails
+        this match alone. Its bots' processes are stopped, as the match left them in the middle of it."""
+        try:
+            return self.play(job)
+        except Exception:
+            for name in job.seats:
+                host = self.hosts.get(name)
+                if host is not None:
+                    host.kill()
+            return MatchFailed(job, traceback.format_exc())
+
     def play(self, job: MatchJob) -> MatchDone:
         started = time.monotonic()
         match = Match(self.ruleset, list(job.seats), job.seed)
@@ -61,6 +74,7 @@ class MatchWorker:
             faults=faults,
             duration_s=time.monotonic() - started,
             replay="".join(dump_line(line) for line in replay_lines(match, job.match_id)),
+            peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
         )
 
     def _player(self, name: str) -> Player:

@@ -8,6 +8,7 @@ the protocol's environment variables and, for ZeroMQ, the private directory of t
     level, warning = resolve_level(SandboxLevel.STRICT)   # once, before any bot, to tell the user what is isolated
     with launch(LaunchSpec(command=("python3", "bot.py"), bot_dir=path, env=env, socket_dir=ipc)) as bot:
         ...  # poll bot (a pidfd) beside the socket; after it ends: bot.exit_fault(), bot.stderr_tail()
+    # any time, even after kill(): bot.peak_memory()
 
 What to know as a caller:
 - strict shows the system, the arena's own Python (base prefix, venv, the arena package) and the bot's
@@ -21,6 +22,15 @@ What to know as a caller:
   interpreter, bwrap or its files is covered, in a mount namespace of the bot's process alone, by one that
   holds only the way on, with what the bot needs bound back at its own path (views.py). Without
   CAP_SYS_ADMIN that cannot be done: such a bot runs as the arena's user, with one warning.
+- Limits.memory_mb counts memory used, not address space reserved (a JVM or V8 reserves gigabytes it never
+  touches), and all of a bot's processes together. Where the arena can make cgroups (cgroups.py: v2, or the v1
+  memory controller; as root, typically), each strict or basic bot process gets a memory cgroup of its own under
+  the arena's cgroup, joined before exec and removed once the bot is gone; the kernel stops it at the limit. Else
+  (or with MemoryMechanism.RLIMIT) each process gets RLIMIT_DATA and memwatch.py sums the resident memory of
+  each bot's processes every 0.1 s, stopping a bot over its limit. The AUTO fallback is logged once. An OOM kill
+  in the cgroup or a stop by the watch is ("limit", "memory: used more than N MB"); an allocation RLIMIT_DATA
+  refused, as the bot's stderr shows, ("limit", "out of memory (limit N MB)"). peak_memory() is the most the
+  bot used, as its limit counts it (none bots are measured too, never stopped).
 - RLIMIT_NPROC counts threads and, under strict, bwrap's own two processes. Without root it cannot be per
   bot: it is set to the user's current task count plus Limits.processes, a headroom bots share.
 - Without stdio, the bot's stdout goes into the same log as its stderr.
@@ -40,12 +50,13 @@ from arena.sandbox.errors import SandboxError
 from arena.sandbox.launcher import launch
 from arena.sandbox.levels import resolve_level
 from arena.sandbox.process import BotProcess, kill_all
-from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
 __all__ = [
     "BotProcess",
     "LaunchSpec",
     "Limits",
+    "MemoryMechanism",
     "SandboxError",
     "SandboxLevel",
     "kill_all",

@@ -18,7 +18,8 @@ from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, StepKind, View
 
 @dataclass(frozen=True, slots=True)
 class ChildSetup:
-    """The preexec_fn: the bot's view of the files (as root), then its own ids, death signal, rlimits, CPU."""
+    """The preexec_fn: its cgroup, the bot's view of the files (as root), then its own ids, death signal, rlimits,
+    CPU."""
 
     parent_pid: int
     view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
@@ -26,6 +27,7 @@ class ChildSetup:
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
     cpu: int | None = None
+    cgroup_procs: bytes | None = None  # the cgroup.procs file of the bot's memory cgroup
 
     def __call__(self) -> None:
         try:
@@ -37,6 +39,13 @@ class ChildSetup:
             raise
 
     def _prepare(self) -> None:
+        if self.cgroup_procs is not None:
+            # First, while still privileged: from here on the process and all it starts are in the bot's cgroup.
+            fd = os.open(self.cgroup_procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")  # "0" is the writing process itself
+            finally:
+                os.close(fd)
         if self.view:
             _show(self.view)
         if self.uid is not None and self.gid is not None:

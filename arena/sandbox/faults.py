@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from arena.sandbox.spec import Limits, SandboxLevel
 
 MEMORY_MARKERS = (
-    b"MemoryError",
-    b"Cannot allocate memory",
-    b"std::bad_alloc",
-    b"out of memory",
-    b"OutOfMemoryError",
+    b"MemoryError",  # Python
+    b"Cannot allocate memory",  # ENOMEM, as C's strerror says it
+    b"std::bad_alloc",  # C++
+    b"out of memory",  # Go, Node.js ("JavaScript heap out of memory"), Rust, many C programs
+    b"OutOfMemory",  # Java's OutOfMemoryError, .NET's OutOfMemoryException
+    b"insufficient memory",  # the JVM, when it cannot commit memory it reserved
+    b"Fatal process OOM",  # V8
 )
 # Python ignores SIGXFSZ, so a Python bot sees EFBIG ("File too large") instead of being killed.
 FILE_SIZE_MARKERS = (b"File too large",)
@@ -52,6 +54,7 @@ class Ending:
     killed_by_arena: bool
     memory_marker: bool  # stderr shows an allocation failure
     file_size_marker: bool  # stderr shows EFBIG
+    memory_exceeded: bool  # the kernel (in the bot's cgroup) or the arena's memory watch stopped it for memory
 
 
 def classify(ending: Ending) -> tuple[str, str]:
@@ -61,6 +64,8 @@ def classify(ending: Ending) -> tuple[str, str]:
     cpu = f"stopped by the CPU time limit ({limits.cpu_s} s)"
     size = f"stopped by the file size limit ({limits.file_size_mb} MB)"
     memory = f"out of memory (limit {limits.memory_mb} MB)"
+    if ending.level is not SandboxLevel.NONE and ending.memory_exceeded and code != 0:
+        return ("limit", f"memory: used more than {limits.memory_mb} MB")
     if signum == signal.SIGKILL and ending.killed_by_arena:
         return ("crash", "killed by the arena")
     if ending.level is not SandboxLevel.NONE:

@@ -13,13 +13,15 @@ import signal
 import subprocess
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, command, levels, linux, plans, reaper, users, views
+from arena.sandbox import bwrap, cgroups, command, levels, linux, memwatch, plans, reaper, users, views
 from arena.sandbox.errors import SandboxError
+from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
 from arena.sandbox.spawner import spawner
-from arena.sandbox.spec import LaunchSpec, SandboxLevel
+from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,29 @@ def _validate(spec: LaunchSpec) -> None:
     allowed = os.sched_getaffinity(0)
     if spec.cpu is not None and spec.cpu not in allowed:
         raise SandboxError(f"CPU {spec.cpu} is not available to the arena (it may use {sorted(allowed)})")
+
+
+def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
+    """The bot's memory cgroup, if it gets one, and its limits with the mechanism that holds memory_mb."""
+    if limits.memory_mechanism is MemoryMechanism.RLIMIT:
+        return None, limits
+    found = cgroups.hierarchy()
+    if isinstance(found, cgroups.Hierarchy):
+        try:
+            group = cgroups.BotCgroup.create(found, limits.memory_mb * MIB)
+        except OSError as error:
+            problem = f"cannot create a cgroup in {found.parent} ({error.strerror})"
+        else:
+            return group, replace(limits, memory_mechanism=MemoryMechanism.CGROUP)
+    else:
+        problem = found
+    if limits.memory_mechanism is MemoryMechanism.CGROUP:
+        raise SandboxError(f"memory_mechanism is cgroup, but {problem}")
+    levels.warn_once(
+        f"sandbox: no memory cgroup for bots here ({problem}); memory_mb limits each process's data (RLIMIT_DATA)"
+        f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
+    )
+    return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
 
 
 def _give_to(user: users.BotUser, directory: Path) -> None:
@@ -126,7 +151,11 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     base: Path | None = None
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
+    cgroup: cgroups.BotCgroup | None = None
     try:
+        if level is not SandboxLevel.NONE:
+            cgroup, limits = _memory_limit(spec.limits)
+            spec = replace(spec, limits=limits)  # the plan's rlimits follow the mechanism chosen
         if user is not None:
             reaper.kill_user(user.uid, KILL_TIMEOUT_S)  # whatever an arena that died holding this UID left
         base = Path(tempfile.mkdtemp(prefix="arena-bot-"))
@@ -164,6 +193,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             plan = plans.basic(spec, argv, place)
         else:
             plan = plans.none(spec, argv, place)
+        if cgroup is not None:
+            plan = replace(plan, setup=replace(plan.setup, cgroup_procs=cgroup.procs_file))
         stderr = fds.theirs["stderr"]
         stdin = fds.theirs.get("stdin", subprocess.DEVNULL)
         stdout = fds.theirs.get("stdout", stderr)
@@ -201,10 +232,13 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             stdin_fd=_nonblocking(fds.mine["stdin"]) if spec.stdio else None,
             stdout_fd=_nonblocking(fds.mine["stdout"]) if spec.stdio else None,
             info_fd=_nonblocking(fds.mine["info"]) if "info" in fds.mine else None,
+            cgroup=cgroup,
         )
     except BaseException:
         if popen is not None:
             _kill_late(popen)
+        if cgroup is not None:
+            cgroup.remove(KILL_TIMEOUT_S)
         if fds is not None:
             fds.close_all()
         if base is not None:

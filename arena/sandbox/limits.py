@@ -6,7 +6,7 @@ import os
 import resource
 
 from arena.sandbox import procfs
-from arena.sandbox.spec import Limits
+from arena.sandbox.spec import Limits, MemoryMechanism
 
 MIB = 1024 * 1024
 
@@ -22,16 +22,33 @@ def _clamp(which: int, soft: int, hard: int) -> Rlimit:
     return (which, soft, hard)
 
 
+def data_limit(memory_mb: int) -> int:
+    """RLIMIT_DATA where no cgroup holds the memory limit, in bytes: memory_mb plus 1/32 of the machine's memory.
+
+    RLIMIT_DATA counts memory a process has mapped to write even if it never touches it, and a JVM commits its
+    initial heap, 1/64 of the machine's memory, at start, untouched: 512 MB on a 32 GB machine. The headroom
+    lets it start; the memory watch holds memory_mb on what is used, and RLIMIT_DATA refuses at once an
+    allocation far past it (and bounds how far one process gets between two looks of the watch).
+    """
+    return memory_mb * MIB + os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 32
+
+
 def rlimits(limits: Limits, *, own_uid: bool) -> tuple[Rlimit, ...]:
     """The rlimits of one bot process (and of bwrap, which passes them on to the bot).
 
     RLIMIT_NPROC counts every task of a user. With a UID of its own the count is the bot's alone. Without one
     (the arena does not run as root) the bot shares the arena user's count, so its limit is set to that count
     now plus limits.processes: the bot may start that many more, but concurrent bots share the headroom.
+
+    Memory is limited here only when no cgroup holds it (any mechanism but CGROUP), and then by RLIMIT_DATA (see
+    data_limit): the private writable memory a process has mapped, touched or not. Address space merely reserved
+    (PROT_NONE, as a JVM's heap or V8's code range is until used) does not count, as it would under RLIMIT_AS.
     """
     processes = limits.processes if own_uid else procfs.tasks_of_user(os.getuid()) + limits.processes
+    memory = data_limit(limits.memory_mb)
+    by_rlimit = limits.memory_mechanism is not MemoryMechanism.CGROUP
     return (
-        _clamp(resource.RLIMIT_AS, limits.memory_mb * MIB, limits.memory_mb * MIB),
+        *([_clamp(resource.RLIMIT_DATA, memory, memory)] if by_rlimit else []),
         _clamp(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
         _clamp(resource.RLIMIT_NPROC, processes, processes),
         _clamp(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),

@@ -14,14 +14,16 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import faults, procfs, reaper, users
+from arena.sandbox import faults, memwatch, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
+from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.spawner import spawner
-from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
+from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
 SPAWN_DRAIN_S = 5.0
 
@@ -67,6 +69,9 @@ class BotProcess:
 
     stdin_fd and stdout_fd (only with spec.stdio) are the arena's non-blocking ends of the bot's stdin and
     stdout. Without stdio the bot's stdout goes to the same log as its stderr.
+
+    Its memory is held by its cgroup, when it has one; otherwise (spec.limits.memory_mechanism is RLIMIT, or the
+    level is none and nothing is limited) the memory watch measures it, and stops it over the limit.
     """
 
     def __init__(
@@ -83,6 +88,7 @@ class BotProcess:
         stdin_fd: int | None,
         stdout_fd: int | None,
         info_fd: int | None,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         self.pid = popen.pid
         self.level = level
@@ -98,6 +104,7 @@ class BotProcess:
         self._info_fd = info_fd
         self._init_pid: int | None = None  # strict: host pid of the sandbox's init, from bwrap's info fd
         self._init_cpu = 0.0
+        self._init_maxrss_kb = 0
         self._owner = os.getpid()
         self._lock = threading.RLock()
         self._pidfd = os.pidfd_open(self.pid)
@@ -107,6 +114,21 @@ class BotProcess:
         self._killed_by_arena = False
         self._closed = False
         self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
+        self._cgroup = cgroup
+        self._cgroup_hit_limit: bool | None = None  # read once the cgroup is gone
+        self._stopped_for_memory = False
+        self._final_peak: int | None = None
+        self._watched: memwatch.Watched | None = None
+        if cgroup is None:
+            enforced = level is not SandboxLevel.NONE and spec.limits.memory_mechanism is MemoryMechanism.RLIMIT
+            self._watched = memwatch.Watched(
+                root=self.pid,
+                marker=marker,
+                uid=user.uid if user else None,
+                limit_bytes=spec.limits.memory_mb * 1024 * 1024 if enforced else None,
+                stop=self._stop_for_memory,
+            )
+            memwatch.watch.add(self._watched)
         with _registry_lock:
             _live[self.pid] = self
 
@@ -179,6 +201,7 @@ class BotProcess:
         reaped = reaper.wait_pid(pid, timeout)
         if reaped is not None:
             self._init_cpu += reaped[1].ru_utime + reaped[1].ru_stime
+            self._init_maxrss_kb = max(self._init_maxrss_kb, reaped[1].ru_maxrss)
             self._init_pid = -1  # reaped: never signal or wait for that pid again
 
     @property
@@ -192,6 +215,54 @@ class BotProcess:
         bound of what any one of them has used)."""
         return procfs.tree_cpu_seconds(self.pid)
 
+    def _stop_for_memory(self, members: Collection[memwatch.Member]) -> bool:
+        """The memory watch found the bot over its limit: kill its processes, so that it ends in a limit fault.
+
+        Called from the watch's thread, which must not wait for this bot's lock (kill() holds it for seconds):
+        False when it is taken, and the watch asks again on its next look.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._closed or self.returncode() is not None:
+                return True  # ended already: kill() takes care of the rest
+            self._stopped_for_memory = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            for pid, start in members:
+                info = procfs.stat(pid)
+                if pid != self.pid and info is not None and info.start == start:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+            log.info("sandbox: bot pid %d stopped over its memory limit of %d MB", self.pid, self.limits.memory_mb)
+            return True
+        finally:
+            self._lock.release()
+
+    def _memory_exceeded(self) -> bool:
+        """Whether the bot was stopped for using more memory than its limit (the caller holds the lock)."""
+        if self._stopped_for_memory:
+            return True
+        if self._cgroup_hit_limit is None and self._cgroup is not None:
+            return self._cgroup.hit_limit()
+        return bool(self._cgroup_hit_limit)
+
+    def peak_memory(self) -> int:
+        """The most memory, in bytes, the bot has used so far, as its limit counts it: its cgroup's high-water
+        mark; or, without a cgroup, the largest sum of its processes' resident memory the watch saw, or (once
+        reaped) the resident memory of its largest process, whichever is more."""
+        with self._lock:
+            if self._final_peak is not None:
+                return self._final_peak
+            return self._measure_peak()
+
+    def _measure_peak(self) -> int:
+        if self._cgroup is not None:
+            return self._cgroup.peak_bytes()
+        watched = self._watched.peak_bytes if self._watched is not None else 0
+        largest_kb = max(self._init_maxrss_kb, self._usage.ru_maxrss if self._usage is not None else 0)
+        return max(watched, largest_kb * 1024)
+
     def exit_fault(self) -> tuple[str, str]:
         """After exit: ("limit", detail) if a resource limit stopped it, else ("crash", detail)."""
         with self._lock:
@@ -202,6 +273,7 @@ class BotProcess:
                 return ("crash", "exited (its exit status was lost)")
             killed = code == -signal.SIGKILL and not self._killed_by_arena
             self._reap_sandbox_init(0.5 if killed else 0.0)  # SIGKILL may be the CPU hard limit: need the time
+            memory_exceeded = self._memory_exceeded()
         self._capture.wait_eof(0.5)  # the last words (a MemoryError) may still be in the pipe
         ending = faults.Ending(
             returncode=code,
@@ -211,6 +283,7 @@ class BotProcess:
             killed_by_arena=self._killed_by_arena,
             memory_marker=self._capture.contains(faults.MEMORY_MARKERS),
             file_size_marker=self._capture.contains(faults.FILE_SIZE_MARKERS),
+            memory_exceeded=memory_exceeded,
         )
         return faults.classify(ending)
 
@@ -276,6 +349,15 @@ class BotProcess:
                 log.error("sandbox: keeping bot uid %d out of use: some of its processes may survive", uid)
 
     def _release(self) -> None:
+        if self._watched is not None:
+            memwatch.watch.remove(self.pid)
+        try:
+            self._final_peak = self._measure_peak()
+            if self._cgroup is not None:
+                self._cgroup_hit_limit = self._cgroup.hit_limit()
+                self._cgroup.remove(KILL_TIMEOUT_S)
+        except Exception:  # the rest must be released all the same
+            log.exception("sandbox: releasing the memory cgroup of bot pid %d failed", self.pid)
         if not self._capture.finish(timeout=1.0):
             log.warning("sandbox: the stderr of bot pid %d is still held open by some process", self.pid)
         for fd in (self.stdin_fd, self.stdout_fd, self._info_fd):

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 
 MARKER_VARIABLE = "ARENA_SANDBOX_ID"
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,7 @@ class ProcStat:
     sid: int
     start: int  # start time in clock ticks since boot: tells a process from a later one with the same pid
     cpu_ticks: int = 0  # user + system time so far, in clock ticks
+    rss_pages: int = 0  # resident set: anonymous, file-backed and shared memory pages (0 for a zombie)
 
     @property
     def zombie(self) -> bool:
@@ -43,7 +45,7 @@ def _read(path: str, limit: int = 1 << 20) -> bytes | None:
 
 
 def stat(pid: int) -> ProcStat | None:
-    """State, parent, process group and session of pid."""
+    """State, parent, process group, session, CPU time and resident memory of pid."""
     raw = _read(f"/proc/{pid}/stat")
     if not raw:
         return None
@@ -58,6 +60,7 @@ def stat(pid: int) -> ProcStat | None:
             int(fields[3]),
             int(fields[19]),
             int(fields[11]) + int(fields[12]),
+            int(fields[21]),
         )
     except (IndexError, ValueError):
         return None
@@ -113,13 +116,26 @@ def tasks_of_user(uid: int) -> int:
 
 def tree_cpu_seconds(root: int) -> float:
     """CPU time used so far by root and its live descendants."""
-    table = [entry for pid in pids() if (entry := stat(pid)) is not None]
+    entries = table()
     children: dict[int, list[ProcStat]] = {}
-    for entry in table:
+    for entry in entries.values():
         children.setdefault(entry.ppid, []).append(entry)
-    ticks, todo = 0, [entry for entry in table if entry.pid == root]
+    ticks, todo = 0, [entries[root]] if root in entries else []
     while todo:
         entry = todo.pop()
         ticks += entry.cpu_ticks
         todo.extend(children.get(entry.pid, ()))
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def table() -> dict[int, ProcStat]:
+    """Every process that could be read, by pid: one pass over the whole process table."""
+    return {pid: entry for pid in pids() if (entry := stat(pid)) is not None}
+
+
+def owner(pid: int) -> int | None:
+    """The effective uid of pid (the owner of its /proc directory), or None if it is gone."""
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None

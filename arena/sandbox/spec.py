@@ -16,16 +16,26 @@ class SandboxLevel(Enum):
     NONE = "none"  # trusted code: own session only, inherits the environment, cwd = bot_dir
 
 
+class MemoryMechanism(Enum):
+    """How Limits.memory_mb is held: both count what the bot's processes use, not the address space they reserve
+    (a JVM or V8 reserves many times what it uses)."""
+
+    AUTO = "auto"  # cgroup where the arena can create one, else rlimit
+    CGROUP = "cgroup"  # a memory cgroup per bot process, swap included: the kernel stops the bot at the limit
+    RLIMIT = "rlimit"  # RLIMIT_DATA per process, and a watch on the resident memory of the bot's process tree
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Resource limits per bot; the defaults suit student bots."""
 
-    memory_mb: int = 1024  # RLIMIT_AS, per process: enough address space for a JVM or Node.js with small heaps
+    memory_mb: int = 1024  # memory the bot uses, its whole process tree together (see MemoryMechanism)
     cpu_s: int = 120  # RLIMIT_CPU soft limit (SIGXCPU); the hard limit (SIGKILL) is one second later
     processes: int = 64  # RLIMIT_NPROC; threads count too, and pyzmq starts a few
     open_files: int = 256  # RLIMIT_NOFILE
     file_size_mb: int = 64  # RLIMIT_FSIZE
     stderr_kb: int = 256  # how much of stderr is kept; the rest is dropped, which is not a fault
+    memory_mechanism: MemoryMechanism = MemoryMechanism.AUTO
 
     def __post_init__(self) -> None:
         for name in ("memory_mb", "cpu_s", "processes", "open_files", "file_size_mb"):

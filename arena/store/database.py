@@ -3,6 +3,9 @@
 One output folder holds one tournament. Opening it with a configuration whose hash differs from the
 stored one is refused (unless restarting), so results of two different tournaments never mix; opening
 it with the same configuration resumes: finished matches are kept and only the others are played.
+
+The layout has a version (STORE_VERSION, in meta as store_version). A folder of an older layout is brought
+up to date when it is opened, keeping its results; one of a newer layout is refused.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import StoreError
+from arena.errors import OutputDiskFull, StoreError
 from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.store.disk import is_disk_full, write_atomically, writing
 from arena.tournament import MatchRecord
 
 DATABASE = "results.sqlite"
 REPLAYS = "replays"
+STORE_VERSION = 2
+"""1: the first layout (no store_version in meta); 2: matches.peak_memory."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +42,8 @@ CREATE TABLE IF NOT EXISTS matches (
     tokens TEXT NOT NULL,         -- JSON list, per seat
     duration_s REAL NOT NULL,
     replay TEXT NOT NULL,         -- path relative to the output folder
-    finished_at REAL NOT NULL     -- Unix time
+    finished_at REAL NOT NULL,    -- Unix time
+    peak_memory TEXT NOT NULL DEFAULT '[]'  -- JSON list, per seat: bytes, or null for an in-process bot
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_id TEXT NOT NULL REFERENCES matches(match_id),
@@ -62,6 +69,8 @@ class StoredMatch:
     replay: Path | None
     """Absolute; None for a bye."""
     finished_at: float
+    peak_memory: tuple[int | None, ...] = ()
+    """As in MatchDone: per seat, bytes or None; empty for a match recorded before the figure was kept."""
 
     def record(self) -> MatchRecord:
         """As the standings take it: the ranking decides the scores, every fault (after the match too) counts."""
@@ -84,8 +93,9 @@ class ResultStore:
             for suffix in ("-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             shutil.rmtree(output / REPLAYS, ignore_errors=True)
-        output.mkdir(parents=True, exist_ok=True)
-        (output / REPLAYS).mkdir(exist_ok=True)
+        with writing(output):
+            output.mkdir(parents=True, exist_ok=True)
+            (output / REPLAYS).mkdir(exist_ok=True)
         store = cls(output, _connect(path))
         stored = store.meta().get("config_hash")
         if stored is None:
@@ -109,7 +119,7 @@ class ResultStore:
         return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
 
     def _write_meta(self, values: dict[str, str]) -> None:
-        with self._db:
+        with writing(self.output / DATABASE), self._db:
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
 
     def set_meta(self, key: str, value: str) -> None:
@@ -119,15 +129,16 @@ class ResultStore:
         return {row[0] for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'done'")}
 
     def record(self, done: MatchDone) -> Path:
-        """Write the replay, then the match and its faults in one transaction; the replay's path."""
+        """Write the replay, then the match and its faults in one transaction; the replay's path.
+
+        A match counts as recorded once its row is committed: a replay without its row is written again
+        when a rerun plays the match."""
         job = done.job
         replay = self.output / REPLAYS / f"{job.match_id}.jsonl"
-        partial = replay.with_name(replay.name + ".partial")
-        partial.write_text(done.replay, encoding="utf-8")
-        partial.replace(replay)
-        with self._db:
+        write_atomically(replay, done.replay)
+        with writing(self.output / DATABASE), self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO matches ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?)",
                 (
                     job.match_id,
                     job.round,
@@ -140,6 +151,7 @@ class ResultStore:
                     done.duration_s,
                     str(replay.relative_to(self.output)),
                     time.time(),
+                    json.dumps(list(done.peak_memory)),
                 ),
             )
             self._db.execute("DELETE FROM faults WHERE match_id = ?", (job.match_id,))
@@ -154,9 +166,10 @@ class ResultStore:
 
     def record_bye(self, job: MatchJob) -> None:
         """A bye: a one-seat table that is not played; standings score it."""
-        with self._db:
+        with writing(self.output / DATABASE), self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, 'done', '[]', '[[0]]', '[0]', 0, '', ?)",
+                f"INSERT OR REPLACE INTO matches ({_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, 'done', '[]', '[[0]]', '[0]', 0, '', ?, '[null]')",
                 (job.match_id, job.round, json.dumps(list(job.seats)), job.deal_key, job.seed, time.time()),
             )
 
@@ -168,10 +181,10 @@ class ResultStore:
         ):
             faults.setdefault(match_id, []).append(FaultRow(match_id, seat, bot, reason, detail, tail, bool(after)))
         rows = self._db.execute(
-            "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay, finished_at"
-            " FROM matches WHERE status = 'done' ORDER BY round, match_id"
+            "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay, finished_at,"
+            " peak_memory FROM matches WHERE status = 'done' ORDER BY round, match_id"
         )
-        for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished in rows:
+        for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished, peak in rows:
             yield StoredMatch(
                 job=MatchJob(match_id, round_, tuple(json.loads(seats)), deal_key, seed),
                 winners=tuple(json.loads(winners)),
@@ -181,10 +194,17 @@ class ResultStore:
                 duration_s=duration,
                 replay=self.output / replay if replay else None,
                 finished_at=finished,
+                peak_memory=tuple(json.loads(peak)),
             )
 
     def close(self) -> None:
         self._db.close()
+
+
+_COLUMNS = (
+    "match_id, round, seats, deal_key, seed, status, winners, ranking, tokens, duration_s, replay, finished_at,"
+    " peak_memory"
+)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -193,6 +213,34 @@ def _connect(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the database consistent across a crash
         connection.executescript(SCHEMA)
+        _upgrade(connection, path)
     except sqlite3.DatabaseError as error:
+        if is_disk_full(error, path):
+            raise OutputDiskFull(path) from error
         raise StoreError(f"{path}: not a results database this arena can use ({error})") from None
     return connection
+
+
+def _upgrade(connection: sqlite3.Connection, path: Path) -> None:
+    """Bring an older layout up to STORE_VERSION, keeping every result; refuse a newer one."""
+    row = connection.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+    try:
+        version = 1 if row is None else int(row[0])
+    except ValueError:
+        connection.close()
+        raise StoreError(f"{path}: unknown store_version {row[0]!r} in its meta table") from None
+    if version > STORE_VERSION:
+        connection.close()
+        raise StoreError(
+            f"{path}: written by a newer arena (store version {version}; this one reads up to {STORE_VERSION});"
+            " upgrade loveletter-arena to read or resume it"
+        )
+    if version == STORE_VERSION:
+        return
+    columns = {info[1] for info in connection.execute("PRAGMA table_info(matches)")}
+    with connection:
+        if "peak_memory" not in columns:
+            connection.execute("ALTER TABLE matches ADD COLUMN peak_memory TEXT NOT NULL DEFAULT '[]'")
+        connection.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_version', ?)", (str(STORE_VERSION),)
+        )

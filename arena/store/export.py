@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,9 +11,16 @@ from typing import Any, TextIO
 
 from arena.engine import FaultReason
 from arena.store.database import ResultStore
+from arena.store.disk import write_atomically
 from arena.tournament import Standing, cross_table, standings
 
 Row = dict[str, Any]
+MIB = 1024 * 1024
+
+
+def megabytes(size: int | None) -> float | None:
+    """Bytes as MB (MiB, as memory_mb counts them) to a tenth; None stays None (nothing was measured)."""
+    return None if size is None else round(size / MIB, 1)
 
 
 def match_rows(store: ResultStore) -> list[Row]:
@@ -36,6 +44,7 @@ def match_rows(store: ResultStore) -> list[Row]:
                 ],
                 "duration_s": round(stored.duration_s, 3),
                 "replay": str(stored.replay) if stored.replay else None,
+                "peak_memory_mb": [megabytes(size) for size in stored.peak_memory] or None,
             }
         )
     return rows
@@ -49,7 +58,19 @@ def current_standings(store: ResultStore) -> list[Standing]:
     return standings(bots_of(store), [stored.record() for stored in store.matches()])
 
 
+def peak_memory(store: ResultStore) -> dict[str, int]:
+    """Each bot's peak memory in bytes, the highest over its matches; bots never measured (played in-process, or
+    only in matches recorded before the figure was kept) are left out."""
+    peaks: dict[str, int] = {}
+    for stored in store.matches():
+        for name, size in zip(stored.job.seats, stored.peak_memory, strict=False):
+            if size is not None:
+                peaks[name] = max(peaks.get(name, 0), size)
+    return peaks
+
+
 def standing_rows(store: ResultStore, only: set[str] | None = None) -> list[Row]:
+    peaks = peak_memory(store)
     return [
         {
             "rank": s.rank,
@@ -63,6 +84,7 @@ def standing_rows(store: ResultStore, only: set[str] | None = None) -> list[Row]
             "opponents_score": round(s.opponents_score, 4),
             "rating": round(s.rating, 3),
             "faults": dict(sorted(s.faults.items())),
+            "peak_memory_mb": megabytes(peaks.get(s.bot)),
         }
         for s in current_standings(store)
         if only is None or s.bot in only
@@ -93,7 +115,8 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
     meta = store.meta()
     records = [stored.record() for stored in store.matches()]
     table = standings(bots_of(store), records)
-    header = ["#", "bot", "matches", "wins", "win rate [95%]", "score", "opp. score", "rating", "faults"]
+    peaks = peak_memory(store)
+    header = ["#", "bot", "matches", "wins", "win rate [95%]", "score", "opp. score", "rating", "peak MB", "faults"]
     lines = [header]
     for s in table:
         faults = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
@@ -107,11 +130,12 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
                 f"{s.score:.2f}",
                 f"{s.opponents_score:.2f}",
                 f"{s.rating:.2f}",
+                f"{peaks[s.bot] / MIB:.0f}" if s.bot in peaks else "-",
                 faults,
             ]
         )
     stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(records)} matches\n")
-    _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7})
+    _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7, 8})
     if meta.get("players_per_match") == "2":
         bots = [s.bot for s in table]
         cells = cross_table(bots, records)
@@ -142,5 +166,6 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
         }
         for row in rows
     ]
-    with path.open("w", encoding="utf-8", newline="") as stream:
-        write_rows(flat, "csv", stream)
+    text = io.StringIO(newline="")
+    write_rows(flat, "csv", text)
+    write_atomically(path, text.getvalue())

@@ -59,7 +59,7 @@ def test_the_sdk_bot_plays_over_zmq_and_stdio(tmp_path: Path, marker: str, host_
         ("", "while acts == 2: pass", FaultReason.TIMEOUT, "no reply to act within 700 ms"),
         ("", "send_raw(b'not json at all'); continue", FaultReason.MALFORMED, "not JSON"),
         ("", "send_raw(b'\\xff\\xfe'); continue", FaultReason.MALFORMED, "not UTF-8"),
-        ("", "send([1, 2]); continue", FaultReason.MALFORMED, "a reply is a JSON object, not list"),
+        ("", "send([1, 2]); continue", FaultReason.MALFORMED, "a reply is a JSON object, not an array"),
         ("", "send({'type': 'ok'}); continue", FaultReason.MALFORMED, "has type 'ok', not \"action\""),
         ("", "send({'type': 'action'}); continue", FaultReason.MALFORMED, "exactly one of"),
         ("", "send({'type': 'action', 'index': 0, 'action': {}}); continue", FaultReason.MALFORMED, "not both"),

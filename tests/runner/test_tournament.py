@@ -31,7 +31,10 @@ def results(output: Path) -> list[dict[str, object]]:
     """What a run decided, without what differs from run to run (durations, paths)."""
     store = ResultStore.open_existing(output)
     try:
-        return [{k: v for k, v in row.items() if k not in ("duration_s", "replay")} for row in match_rows(store)]
+        return [
+            {k: v for k, v in row.items() if k not in ("duration_s", "replay", "peak_memory_mb")}
+            for row in match_rows(store)
+        ]
     finally:
         store.close()
 

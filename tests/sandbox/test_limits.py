@@ -1,4 +1,4 @@
-"""Resource limits: each stops the bot, and the arena tells which limit it was."""
+"""Resource limits: each stops the bot, and the arena tells which limit it was (memory: test_memory.py)."""
 
 from __future__ import annotations
 
@@ -28,19 +28,6 @@ def test_ignoring_sigxcpu_ends_in_sigkill_at_the_hard_limit_still_a_limit(bots: 
     assert bot.wait(DEADLINE_S) == -9
     assert bot.exit_fault() == ("limit", "stopped by the CPU time limit (1 s)")
     assert bot.cpu_seconds >= 1
-
-
-@LIMITED_LEVELS
-def test_allocating_past_the_memory_limit_is_a_limit_fault(bots: Bots, level: SandboxLevel) -> None:
-    script = """
-    hoard = []
-    while True:
-        hoard.append(bytearray(20 * 1024 * 1024))
-    """
-    bot = bots.start(level, script, limits=Limits(memory_mb=200))
-    assert bot.wait(DEADLINE_S) == 1
-    assert bot.exit_fault() == ("limit", "out of memory (limit 200 MB)")
-    assert "MemoryError" in bot.stderr_tail()
 
 
 @LIMITED_LEVELS

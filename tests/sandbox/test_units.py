@@ -25,6 +25,7 @@ def ending(code: int, level: SandboxLevel = SandboxLevel.BASIC, **changes: objec
         "killed_by_arena": False,
         "memory_marker": False,
         "file_size_marker": False,
+        "memory_exceeded": False,
     }
     values.update(changes)
     return Ending(**values)  # type: ignore[arg-type]
@@ -47,6 +48,10 @@ def ending(code: int, level: SandboxLevel = SandboxLevel.BASIC, **changes: objec
         (ending(1, file_size_marker=True), ("limit", "stopped by the file size limit (2 MB)")),
         (ending(-signal.SIGXCPU, SandboxLevel.NONE), ("crash", "killed by SIGXCPU")),  # none sets no limits
         (ending(1, SandboxLevel.NONE, memory_marker=True), ("crash", "exited with status 1")),
+        (ending(-signal.SIGKILL, memory_exceeded=True), ("limit", "memory: used more than 100 MB")),
+        (ending(1, memory_exceeded=True, memory_marker=True), ("limit", "memory: used more than 100 MB")),
+        (ending(0, memory_exceeded=True), ("crash", "exited with status 0")),  # a child was stopped; it went on
+        (ending(-signal.SIGKILL, SandboxLevel.NONE, memory_exceeded=True), ("crash", "killed by SIGKILL")),
     ],
 )
 def test_an_ending_is_classified_as_a_limit_or_a_crash(end: Ending, expected: tuple[str, str]) -> None:
