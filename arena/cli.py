@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.engine import RULESETS, Match, get_ruleset
@@ -18,6 +19,9 @@ from arena.errors import ArenaError, ReplayMismatch, UsageError
 from arena.players import RandomPlayer
 from arena.replay import Narrator, Resimulation, read_replay, write_replay
 from arena.runner import play_match
+
+if TYPE_CHECKING:
+    from arena.config import TournamentConfig
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -97,14 +101,17 @@ def _bot_name(command: Sequence[str]) -> str:
 
 
 def _check_bot(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from arena.checkbot import check_bot
+    from arena.config import bot_directory
     from arena.players.host import START_ATTEMPTS, BotCommand, Timing
     from arena.sandbox import Limits, MemoryMechanism, SandboxLevel, resolve_level
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UsageError("check-bot: give the bot's command after --, e.g. arena check-bot -- python3 bot.py")
-    if not args.dir.is_dir():
+    if args.dir is not None and not args.dir.is_dir():
         raise UsageError(f"check-bot: --dir {args.dir}: not a directory")
     if args.matches < 1 or args.move_ms < 1 or args.startup_ms < 1:
         raise UsageError("check-bot: --matches, --move-ms and --startup-ms must be at least 1")
@@ -112,7 +119,11 @@ def _check_bot(args: argparse.Namespace) -> int:
     if warning:
         print(warning, file=sys.stderr)
     name = args.name or _bot_name(command)
-    bot = BotCommand.in_directory(name, tuple(command), args.protocol, args.dir)
+    if args.dir is not None:
+        bot = BotCommand.in_directory(name, tuple(command), args.protocol, args.dir)
+    else:  # as a tournament file here would give it: that of its first file argument, else here
+        bot = BotCommand.in_directory(name, tuple(command), args.protocol, Path.cwd())
+        bot = replace(bot, directory=bot_directory(command, None, Path.cwd().resolve()))
     timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
     limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s, memory_mechanism=MemoryMechanism(args.memory_mechanism))
     ruleset = get_ruleset(args.ruleset)
@@ -205,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         from arena.config import ExecutorType
 
         config = replace(config, executor=replace(config.executor, type=ExecutorType.DASK, address=args.dask))
+    _say_sandbox_fallback(config)
     summary = run_tournament(config, restart=args.restart, progress=False if args.quiet else None)
     kept = f", {summary.kept} kept from an earlier run" if summary.kept else ""
     print(
@@ -218,6 +230,30 @@ def _run(args: argparse.Namespace) -> int:
         print(failures, file=sys.stderr)
         return 1
     return 0
+
+
+def _say_sandbox_fallback(config: TournamentConfig) -> None:
+    """Before the workers start, say once what the sandbox cannot do here; they inherit that it was said.
+
+    Only when some bot will run as a process here: built-in bots with an in-process player need no sandbox, and
+    a cluster's workers have sandboxes of their own.
+    """
+    from arena.config import ExecutorType
+    from arena.plugins import load_registry
+    from arena.sandbox import resolve_level
+
+    if config.executor.type is not ExecutorType.LOCAL:
+        return
+    in_process = {bot.name for bot in config.bots if bot.builtin is not None and not bot.subprocess}
+    if in_process:
+        registry = load_registry()
+        in_process = {
+            bot.name for bot in config.bots if bot.name in in_process and registry.lookup(bot.builtin or "").spec.player
+        }
+    if len(in_process) < len(config.bots):
+        _, warning = resolve_level(config.sandbox)
+        if warning:
+            print(warning, file=sys.stderr)
 
 
 REPLAY_PAGES_HELP = (
@@ -347,7 +383,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the memory limit is held: a cgroup, or rlimit (RLIMIT_DATA and a watch); default: auto",
     )
     check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
-    check.add_argument("--dir", type=Path, default=Path.cwd(), help="the bot's directory (default: here)")
+    check.add_argument(
+        "--dir",
+        type=Path,
+        help="the bot's directory, in which its relative file arguments are taken (default: as a tournament file"
+        " here would set it: the directory of its first relative file argument, else here)",
+    )
     check.add_argument("--name", help="the bot's name (default: from its command)")
     check.add_argument("--seed", type=int, default=1, help="seed of the matches (default: 1)")
     check.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")

@@ -37,8 +37,8 @@ from arena.errors import ConfigError
 from arena.players.host import BotCommand, Timing
 from arena.plugins.registry import NAME
 from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
+from arena.sandbox.command import bot_path
 from arena.sandbox.command import resolve as find_program
-from arena.sandbox.command import sandbox_path
 
 DEFAULT_RULESET = "2019"
 DEFAULT_ROUNDS = 3
@@ -588,7 +588,7 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         return
     if not (isinstance(command, list) and command and all(isinstance(part, str) and part for part in command)):
         return
-    directory = _bot_directory(command, written if isinstance(written, str) else None, base)
+    directory = bot_directory(command, written if isinstance(written, str) else None, base)
     try:  # as the launcher will: a program with a slash in its directory or the YAML's, else on the bot's PATH
         find_program(_absolute_command(command, base), directory, _bot_path(sandbox))
     except SandboxError as error:
@@ -604,8 +604,8 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
 
 
 def _bot_path(sandbox: object) -> str:
-    """The PATH a bot gets: the arena's own, unless sandboxed (then the arena's Python environment first)."""
-    return os.environ.get("PATH", os.defpath) if sandbox == SandboxLevel.NONE.value else sandbox_path()
+    """The PATH a bot's program is looked up on (an unknown level, reported elsewhere, as strict)."""
+    return bot_path(SandboxLevel.NONE if sandbox == SandboxLevel.NONE.value else SandboxLevel.STRICT)
 
 
 def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
@@ -615,8 +615,9 @@ def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
     return tuple(str(Path(new).resolve()) if new != old else old for old, new in zip(written, absolute, strict=True))
 
 
-def _bot_directory(command: Sequence[str], written: str | None, base: Path) -> Path:
-    """The bot's own directory: as written, else that of the first argument naming a file, else the YAML's."""
+def bot_directory(command: Sequence[str], written: str | None, base: Path) -> Path:
+    """The bot's own directory: as written, else that of the first relative argument naming a file, else base
+    (the YAML file's directory; for `arena check-bot`, the directory it runs in)."""
     if written:
         return (base / written).resolve()
     for part in command:
@@ -808,7 +809,7 @@ def _entry(bot: _Bot, base: Path) -> BotEntry:
     written = tuple(bot.command)
     protocol = bot.protocol or "zmq"
     command = _absolute_command(written, base)
-    return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, _bot_directory(written, bot.dir, base)))
+    return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, bot_directory(written, bot.dir, base)))
 
 
 __all__ = [
@@ -818,6 +819,7 @@ __all__ = [
     "Format",
     "GauntletConfig",
     "TournamentConfig",
+    "bot_directory",
     "config_hash",
     "load_config",
 ]

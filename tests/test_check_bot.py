@@ -15,8 +15,7 @@ import pytest
 
 from arena.sandbox import cgroups
 from tests.conftest import find_processes
-from tests.players.conftest import LEVEL, ROOT
-from tests.sandbox.conftest import python_for
+from tests.players.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "random_bot.py"
 C_BOT = ROOT / "examples" / "c-bot"
@@ -255,7 +254,7 @@ def test_a_bot_using_more_memory_than_its_limit_is_stopped_with_a_limit_fault(ma
     try:
         directory.chmod(0o755)
         (directory / "bot.py").write_text(HOG)
-        command = [python_for(LEVEL), directory / "bot.py", marker]
+        command = [sys.executable, directory / "bot.py", marker]
         done = check_bot("--protocol", "stdio", "--matches", "1", *options, "--dir", directory, "--", *command)
     finally:
         shutil.rmtree(directory, ignore_errors=True)

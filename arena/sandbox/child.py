@@ -13,14 +13,16 @@ from dataclasses import dataclass
 
 from arena.sandbox import linux
 from arena.sandbox.limits import Rlimit
+from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, StepKind, View
 
 
 @dataclass(frozen=True, slots=True)
 class ChildSetup:
-    """The preexec_fn: its cgroup, staging mounts (as root), then the bot's own ids, death signal, rlimits, CPU."""
+    """The preexec_fn: its cgroup, the bot's view of the files (as root), then its own ids, death signal, rlimits,
+    CPU."""
 
     parent_pid: int
-    mounts: tuple[tuple[bytes, bytes], ...] = ()  # (source, staging target), bound in a private mount namespace
+    view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
     uid: int | None = None
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
@@ -32,7 +34,8 @@ class ChildSetup:
             self._prepare()
         except OSError as error:
             # Popen only reports "Exception occurred in preexec_fn": leave the reason on stderr for the arena.
-            os.write(2, f"sandbox: {error}\n".encode())
+            where = f": {os.fsdecode(error.filename)}" if error.filename is not None else ""
+            os.write(2, f"sandbox: {error.strerror or error}{where}\n".encode())
             raise
 
     def _prepare(self) -> None:
@@ -43,12 +46,8 @@ class ChildSetup:
                 os.write(fd, b"0")  # "0" is the writing process itself
             finally:
                 os.close(fd)
-        if self.mounts:
-            # Staging: paths the bot's UID cannot traverse (a Python under /root) are bound where it can, in a
-            # mount namespace of this child alone, so that bwrap (unprivileged) can bind them in turn.
-            linux.private_mount_namespace()
-            for source, target in self.mounts:
-                linux.bind_mount(source, target)
+        if self.view:
+            _show(self.view)
         if self.uid is not None and self.gid is not None:
             os.setgroups([])
             os.setresgid(self.gid, self.gid, self.gid)
@@ -62,3 +61,26 @@ class ChildSetup:
             resource.setrlimit(which, (soft, hard))
         if self.cpu is not None:
             os.sched_setaffinity(0, {self.cpu})
+
+
+def _show(view: View) -> None:
+    """Carry out a view (views.py): paths the bot's UID cannot reach on the host become reachable, here only.
+
+    The sources are opened once the namespace is this child's own (a mount of another namespace cannot be
+    bound) and before any cover hides them; each is bound through its descriptor, closed again at exec.
+    """
+    linux.private_mount_namespace()
+    sources = [os.open(source, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW) for source in view.sources]
+    mask = os.umask(0)
+    for step in view.steps:
+        if step.kind is StepKind.TMPFS:
+            linux.mount_tmpfs(step.path, TMPFS_OPTIONS)
+        elif step.kind is StepKind.MKDIR:
+            os.mkdir(step.path, 0o755)
+        elif step.kind is StepKind.FILE:
+            os.close(os.open(step.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+        elif step.kind is StepKind.SYMLINK:
+            os.symlink(step.target, step.path)
+        else:
+            linux.bind_mount(b"/proc/self/fd/%d" % sources[step.source], step.path)
+    os.umask(mask)

@@ -23,6 +23,19 @@ def sandbox_path() -> str:
     return f"{Path(sys.prefix) / 'bin'}:{SYSTEM_PATH}"
 
 
+def trusted_path() -> str:
+    """PATH of a bot under none: the arena's own PATH, after the arena's Python environment (an arena started
+    as .venv/bin/arena, its venv not activated, still gives its bots the `python` that has the SDK)."""
+    own = str(Path(sys.prefix) / "bin")
+    rest = [part for part in os.environ.get("PATH", os.defpath).split(":") if part != own]
+    return ":".join([own, *rest])
+
+
+def bot_path(level: SandboxLevel) -> str:
+    """The PATH a bot's program is looked up on, and that it gets."""
+    return trusted_path() if level is SandboxLevel.NONE else sandbox_path()
+
+
 def resolve(command: Sequence[str], bot_dir: Path, path: str) -> str:
     """The absolute path of command[0]: relative paths are taken in bot_dir, bare names looked up on path."""
     if not command or not command[0]:
@@ -87,7 +100,7 @@ def environment(
     bot's descendants however far they wander from its process group.
     """
     if level is SandboxLevel.NONE:
-        env = dict(os.environ)
+        env = dict(os.environ, PATH=trusted_path())
     else:
         env = {
             "PATH": sandbox_path(),

@@ -16,7 +16,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, levels, linux, memwatch, plans, reaper, users
+from arena.sandbox import bwrap, cgroups, command, levels, linux, memwatch, plans, reaper, users, views
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -133,8 +133,18 @@ class _Fds:
         self.mine.clear()
 
 
-def _start(spec: LaunchSpec, level: SandboxLevel) -> BotProcess:
-    """Start spec's command at exactly this level (no fallback)."""
+def _own_uid_lost(spec: LaunchSpec, view: views.View, problem: str) -> str:
+    """The warning for a bot that runs as the arena's user because its view cannot be made here."""
+    python = levels.python_out_of_reach()
+    if python is not None:
+        return levels.own_uid_warning("the arena's Python", python, problem)
+    closed = view.closed[0] if view.closed else Path(spec.bot_dir)
+    return levels.own_uid_warning(f"the bot's directory {spec.bot_dir}", closed, problem)
+
+
+def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProcess:
+    """Start spec's command at exactly this level (no fallback). probe: which probe starts it ("strict" says
+    nothing; "views" finds out whether a view can be made, so it makes one whatever the answer so far)."""
     _setup_process()
     _validate(spec)
     user = users.allocate() if os.geteuid() == 0 and level is not SandboxLevel.NONE else None
@@ -151,18 +161,34 @@ def _start(spec: LaunchSpec, level: SandboxLevel) -> BotProcess:
         base = Path(tempfile.mkdtemp(prefix="arena-bot-"))
         workdir = base / "work"
         workdir.mkdir(mode=0o700)
+        path = spec.env.get("PATH", command.bot_path(level))  # the bot's own PATH, if the caller gives one
+        argv = [command.resolve(spec.command, Path(spec.bot_dir), path), *spec.command[1:]]
+        bwrap_path = bwrap.bwrap_path() if level is SandboxLevel.STRICT else None
+        if level is SandboxLevel.STRICT:
+            if bwrap_path is None:
+                raise SandboxError(f"{bwrap.wanted()} not found")
+            plans.check_strict(spec, argv, workdir)
+        view = views.EMPTY
+        if user is not None:
+            view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
+            problem = levels.views_problem() if view and probe != "views" else None
+            if problem is not None:
+                # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
+                # cannot start.
+                if not probe:
+                    levels.warn_once(_own_uid_lost(spec, view, problem))
+                user.release()
+                user, view = None, views.EMPTY
         if user is not None:
             os.chown(workdir, user.uid, user.gid)
             os.chmod(base, 0o711)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
-        place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12))
-        path = os.environ.get("PATH", os.defpath) if level is SandboxLevel.NONE else command.sandbox_path()
-        path = spec.env.get("PATH", path)  # the bot's own PATH, if the caller gives one
-        argv = [command.resolve(spec.command, Path(spec.bot_dir), path), *spec.command[1:]]
+        place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:
-            plan = plans.strict(spec, argv, place, info_fd=fds.theirs["info"])
+            assert bwrap_path is not None
+            plan = plans.strict(spec, argv, place, info_fd=fds.theirs["info"], bwrap_path=bwrap_path)
         elif level is SandboxLevel.BASIC:
             plan = plans.basic(spec, argv, place)
         else:
@@ -226,30 +252,47 @@ def _start(spec: LaunchSpec, level: SandboxLevel) -> BotProcess:
 
 def launch(spec: LaunchSpec) -> BotProcess:
     """Start a bot at the requested level, or at the level that works here (the fallback is logged once)."""
-    level, warning = levels.resolve_level(spec.level)
+    level, warning = levels.resolve(spec.level)
     if warning:
         levels.warn_once(warning)
     return _start(spec, level)
 
 
+def _probe(spec: LaunchSpec, level: SandboxLevel, probe: str) -> str | None:
+    """Start spec and wait for it: None if it exits 0, else why not, in one phrase."""
+    try:
+        bot = _start(spec, level, probe=probe)
+    except SandboxError as error:
+        return str(error).removeprefix(f"cannot start bot command {spec.command[0]!r}: ").removeprefix("sandbox: ")
+    with bot:
+        code = bot.wait(10.0)
+        if code == 0:
+            return None
+        if code is None:
+            return "a test sandbox did not finish within 10 s"
+        bot.exit_fault()  # waits for the end of its stderr
+        lines = bot.stderr_tail(500).strip().splitlines()
+        return lines[-1] if lines else f"a test sandbox exited with status {code}"
+
+
 def probe_strict() -> str | None:
     """Start one real strict sandbox running `true`: None if that works, else why not, in one phrase."""
-    if bwrap.bwrap_path() is None:
-        return f"{bwrap.BWRAP} not found"
+    path = bwrap.bwrap_path()
+    if path is None:
+        return f"{bwrap.wanted()} not found"
     bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))
     try:
         bot_dir.chmod(0o755)
-        try:
-            bot = _start(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.STRICT)
-        except SandboxError as error:
-            return str(error)
-        with bot:
-            code = bot.wait(10.0)
-            if code == 0:
-                return None
-            if code is None:
-                return "a test sandbox did not finish within 10 s"
-            lines = bot.stderr_tail(500).strip().splitlines()
-            return lines[-1] if lines else f"a test sandbox exited with status {code}"
+        problem = _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.STRICT, "strict")
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)
+    return None if problem is None else bwrap.explain_failure(problem, path)
+
+
+def probe_views() -> str | None:
+    """Root only: start one basic bot whose directory is closed to its UID (views.py): None if it runs."""
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))  # mode 0700
+    try:
+        return _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.BASIC, "views")
     finally:
         shutil.rmtree(bot_dir, ignore_errors=True)

@@ -12,6 +12,9 @@ import os
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 CLONE_NEWNS = 0x00020000
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_NOEXEC = 0x8
 MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
@@ -57,3 +60,9 @@ def private_mount_namespace() -> None:
 def bind_mount(source: bytes, target: bytes) -> None:
     """Bind source on target (recursively) in the current mount namespace."""
     _check(_libc().mount(source, target, None, MS_BIND | MS_REC, None), f"bind mount {source!r}")
+
+
+def mount_tmpfs(target: bytes, options: bytes) -> None:
+    """Mount a fresh tmpfs on target (no set-user-ID programs, devices or programs of its own)."""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    _check(_libc().mount(b"tmpfs", target, b"tmpfs", flags, options), f"mount tmpfs on {target!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +12,7 @@ from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB, rlimits
 from arena.sandbox.spec import LaunchSpec, SandboxLevel
 from arena.sandbox.users import BotUser
-
-log = logging.getLogger(__name__)
+from arena.sandbox.views import EMPTY, Need, View
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,61 +29,60 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where one bot lives: its private tree, the UID it runs as (root only), its marker."""
+    """Where one bot lives: its private tree, the UID it runs as (root only), its marker, its view of the files."""
 
-    base: Path  # root-owned, 0711: holds work/ and, for strict as root, the staging mount points mnt/<n>
+    base: Path  # root-owned, 0711: holds work/ and, as root, files/ (copies of the bot's closed files)
     workdir: Path
     user: BotUser | None
     marker: str
+    view: View = EMPTY  # what the child shows the bot's UID before it drops to it (views.py)
 
 
-def _warn_if_closed(what: str, path: Path, user: BotUser, *, whole_path: bool) -> None:
-    """Log (not fail: the bot may not need it) when the bot's UID cannot reach a directory it is given."""
-    if whole_path:
-        blocked = command.blocked_for(path, user.uid, need_read=True)
-    else:
-        blocked = path if command.blocked_for(path, user.uid, need_read=True) == path else None
-    if blocked is not None:
-        log.warning(
-            "sandbox: the bot's %s %s is out of reach of its own user id %d (%s is closed to other users)",
-            what,
-            path,
-            user.uid,
-            blocked,
-        )
-
-
-def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int) -> Plan:
-    """bwrap, run as the bot's own UID when the arena is root."""
+def check_strict(spec: LaunchSpec, argv: list[str], workdir: Path) -> None:
+    """Refuse, by name, a program or file argument that a strict sandbox would not show."""
     bot_dir = Path(os.path.abspath(spec.bot_dir))
-    if not command.under(argv[0], bwrap.visible_dirs([bot_dir, place.workdir])):
+    visible = bwrap.visible_dirs([bot_dir, workdir])
+    if not command.under(argv[0], visible):
         raise SandboxError(
             f"bot command {spec.command[0]!r} ({argv[0]}) is not visible inside the strict sandbox, which shows "
             f"only the system, the arena's Python and the bot's directory {bot_dir}: put it in the bot's directory"
         )
+    visible += (Path("/dev"), Path("/proc"))  # bwrap's own
+    for argument in argv[1:]:
+        if os.path.isabs(argument) and os.path.exists(argument) and not command.under(argument, visible):
+            raise SandboxError(
+                f"bot argument {argument} is outside the bot's directory {bot_dir}, which is all a strict sandbox"
+                " shows of its files: move it there, or give the bot a directory that holds it"
+            )
+
+
+def needs(level: SandboxLevel, spec: LaunchSpec, argv: list[str], workdir: Path, bwrap_path: str | None) -> list[Need]:
+    """What a bot with a UID of its own must reach at this level: the arena's Python, bwrap (strict), the bot's
+    own files, its socket and workdir, and under basic its program and the files its arguments name."""
+    found = [Need(path) for path in bwrap.python_dirs()]
+    found.append(Need(Path(os.path.abspath(spec.bot_dir)), deep=True))
+    found.append(Need(workdir, given=True))
+    if spec.socket_dir is not None:
+        found.append(Need(Path(os.path.abspath(spec.socket_dir)), given=True))
+    if level is SandboxLevel.STRICT:
+        found += [Need(path) for path in bwrap.own_dirs(bwrap_path or bwrap.BWRAP)]
+    else:
+        found.append(Need(Path(argv[0])))
+        found += [Need(Path(a)) for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
+    return found
+
+
+def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int, bwrap_path: str) -> Plan:
+    """bwrap, run as the bot's own UID when the arena is root (in the view the child made it first)."""
     shown: list[tuple[Path, bool]] = [(d, False) for d in bwrap.python_dirs()]
-    shown.append((bot_dir, False))
+    shown.append((Path(os.path.abspath(spec.bot_dir)), False))
     if spec.socket_dir is not None:
         shown.append((Path(os.path.abspath(spec.socket_dir)), True))
     binds = [bwrap.Bind(str(place.workdir), place.workdir, True)]
-    mounts: list[tuple[bytes, bytes]] = []
-    user = place.user
-    for path, writable in shown:
-        if user is None or command.blocked_for(path, user.uid) is None:
-            binds.append(bwrap.Bind(str(path), path, writable))
-            continue
-        # bwrap runs as the bot's UID and must walk to every source, but a Python under /root is closed to it:
-        # the child, still root, first binds such a source under base/mnt, in a mount namespace of its own.
-        staging = place.base / "mnt"
-        staging.mkdir(mode=0o711, exist_ok=True)
-        point = staging / str(len(mounts))
-        point.mkdir(mode=0o700)
-        mounts.append((os.fsencode(path), os.fsencode(point)))
-        binds.append(bwrap.Bind(str(point), path, writable))
-    if user is not None:
-        _warn_if_closed("directory", bot_dir, user, whole_path=False)  # staging passes its parents
+    binds += [bwrap.Bind(str(path), path, writable) for path, writable in shown]
     env = command.environment(SandboxLevel.STRICT, place.workdir, spec.env, marker=None)
     args = bwrap.argv(
+        path=bwrap_path,
         binds=binds,
         workdir=place.workdir,
         env=env,
@@ -93,13 +90,14 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int) -> Pla
         tmp_bytes=spec.limits.file_size_mb * MIB,
         info_fd=info_fd,
     )
+    user = place.user
     return Plan(
         argv=args,
         env={"PATH": command.SYSTEM_PATH, procfs.MARKER_VARIABLE: place.marker},  # bwrap's; the bot's is cleared
         cwd="/",
         setup=ChildSetup(
             parent_pid=os.getpid(),
-            mounts=tuple(mounts),
+            view=place.view,
             uid=user.uid if user else None,
             gid=user.gid if user else None,
             rlimits=rlimits(spec.limits, own_uid=user is not None),
@@ -110,20 +108,9 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int) -> Pla
 
 
 def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
-    """Own session, own UID when root, rlimits, private cwd, scrubbed environment."""
+    """Own session, own UID when root (in the view the child made it first), rlimits, private cwd, scrubbed
+    environment."""
     user = place.user
-    if user is not None:
-        blocked = command.blocked_for(Path(argv[0]), user.uid)
-        if blocked is not None:
-            mode = os.stat(blocked).st_mode & 0o7777 if blocked.exists() else 0
-            raise SandboxError(
-                f"bot command {spec.command[0]!r} ({argv[0]}) cannot run under the bot's own user id {user.uid}: "
-                f"{blocked} is closed to other users (mode {mode:o}); the basic level needs the program and its "
-                "interpreter where every user may read them (not under /root, for instance)"
-            )
-        _warn_if_closed("directory", Path(spec.bot_dir), user, whole_path=True)
-        if spec.socket_dir is not None:
-            _warn_if_closed("socket directory", Path(spec.socket_dir), user, whole_path=True)
     marker = (procfs.MARKER_VARIABLE, place.marker)
     return Plan(
         argv=argv,
@@ -131,6 +118,7 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
         cwd=str(place.workdir),
         setup=ChildSetup(
             parent_pid=os.getpid(),
+            view=place.view,
             uid=user.uid if user else None,
             gid=user.gid if user else None,
             rlimits=rlimits(spec.limits, own_uid=user is not None),

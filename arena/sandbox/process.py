@@ -53,22 +53,15 @@ def close_fd(fd: int) -> None:
 
 
 def remove_base(base: Path) -> None:
-    """Remove a bot's private tree: the workdir with its contents, then the empty staging mount points."""
-    shutil.rmtree(base / "work", ignore_errors=True)
-    staging = base / "mnt"
-    if staging.is_dir():
-        for point in staging.iterdir():
-            try:
-                point.rmdir()  # never rmtree here: were a mount ever visible on it, nothing would be deleted
-            except OSError:
-                log.error("sandbox: staging mount point %s is not empty; left in place", point)
-    for leftover in (staging, base):
-        try:
-            leftover.rmdir()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            log.error("sandbox: cannot remove %s", leftover)
+    """Remove a bot's private tree: the workdir with its contents, and the copies of its closed files."""
+    for inside in ("work", "files"):
+        shutil.rmtree(base / inside, ignore_errors=True)
+    try:
+        base.rmdir()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        log.error("sandbox: cannot remove %s", base)
 
 
 class BotProcess:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, launch, resolve_level
-from arena.sandbox.command import SYSTEM_PATH, blocked_for_others
 
 ROOT = os.geteuid() == 0
 DEADLINE_S = 10.0
@@ -48,20 +47,6 @@ def strict_or_skip() -> None:
     level, warning = resolve_level(SandboxLevel.STRICT)
     if level is not SandboxLevel.STRICT:
         pytest.skip(f"strict is not available here: {warning}")
-
-
-def python_for(level: SandboxLevel) -> str:
-    """The interpreter for the hostile scripts (stdlib only).
-
-    Under basic as root the bot runs as its own UID, which cannot run a Python installed under a closed home
-    directory (here: /root/.pyenv): use a system Python then.
-    """
-    if level is SandboxLevel.BASIC and ROOT and blocked_for_others(Path(sys.executable)) is not None:
-        system = shutil.which("python3", path=SYSTEM_PATH)
-        if system is None or blocked_for_others(Path(system)) is not None:
-            pytest.skip(f"no Python that an unprivileged user may run ({sys.executable} is closed to others)")
-        return system
-    return sys.executable
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +194,7 @@ class Bots:
         path = self.bot_dir / name
         path.write_text(REPORT + textwrap.dedent(script))
         spec = LaunchSpec(
-            command=(python_for(level), str(path)),
+            command=(sys.executable, str(path)),  # as root under a closed /root too: its UID is shown it
             bot_dir=self.bot_dir,
             env=env or {},
             level=level,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import socket
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,6 @@ from tests.sandbox.conftest import (
     assert_all_gone,
     host_processes,
     poll_until,
-    python_for,
 )
 
 DAEMON = """
@@ -187,7 +187,7 @@ def test_kill_all_kills_every_bot_and_its_descendants(bots: Bots) -> None:
 
 @pytest.fixture
 def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(bwrap_module, "BWRAP", "/nonexistent/bwrap")
+    monkeypatch.setenv(bwrap_module.CHOICE_VARIABLE, "/nonexistent/bwrap")
     levels_module.reset()
     yield
     monkeypatch.undo()
@@ -210,9 +210,7 @@ def test_launch_falls_back_to_basic_and_logs_the_warning_once(
     caplog.set_level(logging.WARNING, logger="arena.sandbox")
     first = bots.start(SandboxLevel.BASIC, "pass")  # puts the script in place
     for _ in range(2):
-        bot = launch(
-            LaunchSpec(command=(python_for(SandboxLevel.BASIC), str(bots.bot_dir / "bot.py")), bot_dir=bots.bot_dir)
-        )
+        bot = launch(LaunchSpec(command=(sys.executable, str(bots.bot_dir / "bot.py")), bot_dir=bots.bot_dir))
         bots.started.append(bot)
         assert bot.level is SandboxLevel.BASIC
         assert bot.wait(DEADLINE_S) == 0

@@ -112,6 +112,7 @@ def test_a_capture_that_never_sees_eof_stops_when_asked() -> None:
 def test_the_bwrap_command_line_shows_nothing_but_what_it_is_given(tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     args = bwrap.argv(
+        path="/usr/bin/bwrap",
         binds=[bwrap.Bind("/src", Path("/a/b"), False), bwrap.Bind("/w", Path("/a"), True)],
         workdir=workdir,
         env={"ARENA_TOKEN": "x"},
