@@ -180,17 +180,20 @@ def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) ->
     parent = multiprocessing.parent_process()
     if parent is not None and os.getppid() != parent.pid:
         return  # the arena died before the line above took effect
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
-    worker = MatchWorker(config, cpu)
-    settle_heap()
+    worker: MatchWorker | None = None
     try:
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+        worker = MatchWorker(config, cpu)
+        settle_heap()
         while (job := connection.recv()) is not None:
             connection.send(worker.attempt(job))
         worker.close()
     except (KeyboardInterrupt, EOFError, BrokenPipeError):
-        pass  # the arena stopped us, or is gone: nobody reads a result any more
+        pass  # the arena stopped us (even while we were starting), or is gone: nobody reads a result any more
     finally:
-        for host in worker.hosts.values():
-            host.kill()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # a second stop must not cut the cleanup short
+        if worker is not None:
+            for host in worker.hosts.values():
+                host.kill()
         kill_all()
