@@ -1,5 +1,5 @@
 """Fixtures for every test: a marker on the command line of each process a test starts, and the example bots
-in other languages (played where their runtime is installed)."""
+in other languages (played where their runtime is installed); no fork of a process that has threads."""
 
 from __future__ import annotations
 
@@ -13,6 +13,30 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+_fork = os.fork
+
+
+def _threads() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return 1
+
+
+def _fork_without_threads() -> int:
+    """os.fork, refused in a process with other threads (libzmq's and the sandbox's count too).
+
+    The child of such a fork can deadlock on a lock another thread held. Python 3.12 and later warn of it,
+    but a warning turned into an error inside os.fork is dropped, so the tests refuse the fork itself."""
+    threads = _threads()
+    if threads > 1:
+        raise AssertionError(f"os.fork() in a process with {threads} threads: its child may deadlock")
+    return _fork()
+
+
+os.fork = _fork_without_threads
+
 
 ROOT = Path(__file__).resolve().parents[1]
 JAVA_BOT = ROOT / "examples" / "java-bot" / "Bot.java"

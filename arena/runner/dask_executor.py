@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import logging
-import os
 import shutil
-import tarfile
 import tempfile
 import threading
 import traceback
@@ -30,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from arena.config import BotEntry, TournamentConfig
 from arena.errors import UsageError, WorkerFailed
 from arena.players.host import BotCommand
+from arena.runner import bundles
 from arena.runner.jobs import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker
 
@@ -42,7 +40,6 @@ CONNECT_TIMEOUT_S = 30
 RETRIES = 2
 """Further tries of a task that raised outside the match (the match's own errors come back as MatchFailed); a
 worker that dies is handled by the scheduler itself, which plays the task elsewhere."""
-SKIPPED = ("__pycache__", ".git")
 EXTRA_HINT = 'pip install "loveletter-arena[dask]"'
 
 
@@ -77,44 +74,25 @@ def _distributed() -> Any:
     return distributed
 
 
-def pack_directory(directory: Path, cap_mb: int, skip: Path | None = None) -> bytes:
-    """A bot's directory as tar.gz bytes, refused past the cap: a cluster ships it with the work. `skip`
-    (the tournament's output, when it lies inside) stays out."""
-    cap = cap_mb * 1024 * 1024
-    buffer = io.BytesIO()
-
-    def check(name: str) -> None:
-        if buffer.tell() > cap:
-            raise UsageError(
-                f"the bot directory {directory} is over {cap_mb} MB packed (at {name}): a cluster run ships it"
-                " to every worker; make it smaller, or raise executor.max_bot_mb"
-            )
-
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
-        for root, dirs, files in os.walk(directory):
-            here = Path(root)
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED and (skip is None or here / d != skip))
-            for name in sorted(files):
-                path = here / name
-                archive.add(path, arcname=str(path.relative_to(directory)), recursive=False)
-                check(str(path.relative_to(directory)))
-            for name in dirs:
-                path = here / name
-                if path.is_symlink():
-                    archive.add(path, arcname=str(path.relative_to(directory)), recursive=False)
-    check("the end")
-    return buffer.getvalue()
-
-
 def pack_config(config: TournamentConfig) -> PackedConfig:
+    """Every command bot's directory packed, before the first match: a problem with one is found now, and a
+    link left behind is named once."""
     bots: dict[str, PackedBot] = {}
     for entry in config.bots:
         if entry.command is None:
             continue
         directory = entry.command.directory
         skip = config.output if config.output.is_relative_to(directory) else None
-        blob = pack_directory(directory, config.executor.max_bot_mb, skip)
-        bots[entry.name] = PackedBot(hashlib.sha256(blob).hexdigest(), blob, str(directory))
+        bundle = bundles.pack(directory, bot=entry.name, cap_mb=config.executor.max_bot_mb, skip=skip)
+        if bundle.dropped:
+            links = ", ".join(f"{link.path} -> {link.target}" for link in bundle.dropped)
+            log.warning(
+                "dask: bot %s: links leading out of its directory are not shipped to the workers (the strict"
+                " sandbox would not show their targets either): %s",
+                entry.name,
+                links,
+            )
+        bots[entry.name] = PackedBot(hashlib.sha256(bundle.blob).hexdigest(), bundle.blob, str(directory))
     return PackedConfig(uuid.uuid4().hex, config, bots)
 
 
@@ -259,10 +237,7 @@ def _unpack(shipped: PackedBot) -> Path:
     target = _root / shipped.digest
     partial = _root / f"{shipped.digest}.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(shipped.blob), mode="r:gz") as archive:
-        archive.extractall(partial, filter="data")  # no absolute paths, no links out, no device files
-    partial.chmod(0o755)
+    bundles.unpack(shipped.blob, partial)
     partial.rename(target)
     _unpacked[shipped.digest] = target
     return target
@@ -295,4 +270,4 @@ def _cleanup_plugin(distributed: Any) -> Any:
     return Cleanup()
 
 
-__all__ = ["ClusterError", "DaskExecutor", "pack_directory", "play_remote"]
+__all__ = ["ClusterError", "DaskExecutor", "play_remote"]

@@ -15,6 +15,7 @@ import logging
 import os
 import resource
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Collection
@@ -72,20 +73,35 @@ def _signal(pid: int, signum: int = signal.SIGKILL) -> None:
 
 
 def kill_as_user(uid: int, gid: int) -> None:
-    """kill(-1, SIGKILL) from a child running as uid: every process of uid dies, in one pass."""
-    pid = os.fork()
-    if pid == 0:  # the child makes system calls only, then leaves without running any Python cleanup
-        code = 0
-        try:
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            code = 1
-        os._exit(code)
-    if wait_pid(pid, 5.0) is None:
+    """kill(-1, SIGKILL) sent as uid: every process of uid dies, in one pass.
+
+    The sender is a shell started by subprocess, whose fork and exec happen in C: forking the arena, which
+    has threads, and running Python in the child could deadlock on a lock another thread held.
+    """
+    try:
+        sender = subprocess.Popen(
+            [SHELL, "-c", "kill -KILL -1"],
+            user=uid,
+            group=gid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            cwd="/",
+            env={},
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        log.error("sandbox: cannot start the helper that kills the processes of uid %d: %s", uid, error)
+        return
+    try:
+        sender.wait(5.0)
+    except subprocess.TimeoutExpired:
         log.error("sandbox: the helper killing the processes of uid %d did not exit", uid)
+
+
+SHELL = "/bin/sh"
+"""Its builtin kill sends the signal: no other program needs to be installed, or readable by the bot's uid."""
 
 
 def kill_user(uid: int, timeout: float, exclude: Collection[int] = ()) -> bool:

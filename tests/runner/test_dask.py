@@ -51,6 +51,30 @@ def test_a_tournament_on_a_cluster_gives_exactly_the_local_results(
     assert results(load_config(cluster_output).output) == results(local.output)
 
 
+def test_a_bot_directory_with_links_plays_on_a_cluster_as_it_does_locally(
+    tournament_file: MakeFile, cluster: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    student = tmp_path / "student"
+    (student / "venv" / "bin").mkdir(parents=True)
+    (student / "venv" / "bin" / "python").symlink_to(sys.executable)  # as a virtual environment has it
+    (tmp_path / "grades.txt").write_text("private\n")
+    (student / "grades").symlink_to("../grades.txt")
+    (student / "code").symlink_to(".")
+    path = tournament_file(programs=1)
+    local = load_config(path)
+    run_tournament(local, progress=False)
+    config = on(local, cluster.scheduler_address, "with-links")
+    summary = run_tournament(config, progress=False)
+    assert summary.played == summary.matches == 6
+    assert summary.faults == 0
+    assert results(config.output) == results(local.output)
+    warnings = [r.getMessage() for r in caplog.records if "not shipped" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "bot student-0" in warnings[0]
+    assert "grades -> ../grades.txt" in warnings[0] and f"venv/bin/python -> {sys.executable}" in warnings[0]
+    assert "code ->" not in warnings[0]
+
+
 class KillAWorker:
     """A Dask executor that SIGKILLs a worker process busy with a match once the first result is in."""
 
@@ -98,7 +122,7 @@ def test_a_bot_directory_over_the_cap_is_refused_clearly(tournament_file: MakeFi
     (tmp_path / "student" / "weights.bin").write_bytes(os.urandom(2 * 1024 * 1024))
     config = replace(config, executor=ExecutorConfig(ExecutorType.DASK, "tcp://127.0.0.1:9", max_bot_mb=1))
     pytest.importorskip("distributed")
-    with pytest.raises(UsageError, match=r"student is over 1 MB packed.*executor\.max_bot_mb"):
+    with pytest.raises(UsageError, match=r"bot student-0: .*weights\.bin is 2 MB, over executor\.max_bot_mb \(1 MB\)"):
         run_tournament(config, progress=False)
 
 
