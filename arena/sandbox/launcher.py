@@ -133,12 +133,13 @@ class _Fds:
         self.mine.clear()
 
 
-def _own_uid_lost(spec: LaunchSpec, view: views.View, problem: str) -> str:
-    """The warning for a bot that runs as the arena's user because its view cannot be made here."""
+def _own_uid_lost(spec: LaunchSpec, view: views.View, base: Path, problem: str) -> str:
+    """The warning for a bot that runs as the arena's user because its view cannot be made here. It names
+    the same closed folder for every bot it applies to, never the bot's own private box, so it is said once."""
     python = levels.python_out_of_reach()
     if python is not None:
         return levels.own_uid_warning("the arena's Python", python, problem)
-    closed = view.closed[0] if view.closed else Path(spec.bot_dir)
+    closed = next((path for path in view.closed if not path.is_relative_to(base)), Path(spec.bot_dir))
     return levels.own_uid_warning(f"the bot's directory {spec.bot_dir}", closed, problem)
 
 
@@ -176,7 +177,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
                 # cannot start.
                 if not probe:
-                    levels.warn_once(_own_uid_lost(spec, view, problem))
+                    levels.warn_once(_own_uid_lost(spec, view, base, problem))
                 user.release()
                 user, view = None, views.EMPTY
         if user is not None:
