@@ -18,6 +18,9 @@ from zmq.backend import Socket as _RawSocket
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
+STALE_MOST = 16
+"""Messages (or 64 KiB chunks over stdio) dropped at most before one message is sent: a bot that keeps
+writing cannot hold the arena there; what is left is read as its reply, and judged."""
 BLANK = b" \t\r"
 """A stdio line of nothing but JSON's blanks is no message (an empty print), and is skipped."""
 
@@ -83,7 +86,7 @@ class ZmqChannel:
         """Drop what arrived while no message awaited a reply (a second reply to one message): it must not
         be taken as the answer to the next. How many messages were dropped."""
         dropped = 0
-        while cast(int, _get(self.socket, _EVENTS)) & _POLLIN:
+        while dropped < STALE_MOST and cast(int, _get(self.socket, _EVENTS)) & _POLLIN:
             dropped += len(self._message())
         return dropped
 
@@ -205,10 +208,10 @@ class StdioChannel:
         dropped = len(self._buffer)
         self._buffer.clear()
         self._skipping = False
-        while not self._closed:
+        while not self._closed and dropped < STALE_MOST * MAX_MESSAGE:
             try:
                 chunk = os.read(self.stdout_fd, MAX_MESSAGE + 1)
-            except (BlockingIOError, OSError):
+            except OSError:  # BlockingIOError: nothing more
                 break
             if not chunk:
                 break  # the end of the stream: the next wait reads it again, and reports it

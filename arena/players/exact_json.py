@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json.decoder
 import re
+import sys
 from collections.abc import Callable
 
 scanstring: Callable[[str, int, bool], tuple[str, int]] = getattr(json.decoder, "scanstring")  # noqa: B009
@@ -20,7 +21,7 @@ scanstring: Callable[[str, int, bool], tuple[str, int]] = getattr(json.decoder, 
 KEPT_DEPTH = 8
 """Containers nested deeper than this are read and checked but kept as NESTED: a legal answer's deepest
 container is at depth 3 (the reply, its action, the action's bottom list)."""
-LONGEST_INTEGER = 4000
+LONGEST_INTEGER = min(4000, (sys.get_int_max_str_digits() or 4300) - 1)
 """Digits of an integer kept exactly; a longer one stands as ±10**LONGEST_INTEGER (past every seat and
 index, as it is), since Python will not convert more than 4300 digits."""
 

@@ -198,7 +198,7 @@ class BotHost:
         try:
             self._process = launch(spec)
             self._cpu_check_due = time.monotonic() + self.limits.cpu_s / 2 / CORES
-        except SandboxError as error:
+        except (SandboxError, OSError) as error:  # OSError: e.g. the system's temporary folder is full
             if channel:
                 channel.close()
             raise PlayerFault(FaultReason.CRASH, str(error)) from None

@@ -53,7 +53,10 @@ def read_reply(payload: bytes, message_type: str) -> dict[str, Any]:
         raise malformed(f'the reply to {message_type} has type {named}, not "{expected}"')
     if type(reply.get("index")) is float:
         # orjson reads an integer past 64 bits as a float: read exactly whether the index is an integer
-        exact = loads(payload.decode("utf-8"))
+        try:
+            exact = loads(payload.decode("utf-8"))
+        except NotJson as error:  # orjson took it: the two readers disagree, and the stricter one is right
+            raise malformed(f"not JSON ({error})") from None
         assert isinstance(exact, dict)
         reply = exact
     return reply

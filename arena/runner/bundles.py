@@ -74,7 +74,7 @@ def pack(directory: Path, *, bot: str, cap_mb: int, skip: Path | None = None) ->
                 entry.mode = stat.S_IMODE(info.st_mode) & 0o755
                 if stat.S_ISLNK(info.st_mode):
                     target = os.readlink(path)
-                    if os.path.isabs(target) or not Path(os.path.realpath(path)).is_relative_to(real_root):
+                    if _leads_out(member, target) or not Path(os.path.realpath(path)).is_relative_to(real_root):
                         dropped.append(DroppedLink(member, target))
                         continue
                     entry.type, entry.linkname = tarfile.SYMTYPE, target
@@ -140,6 +140,14 @@ def unpack(blob: bytes, target: Path) -> None:
         if not Path(os.path.realpath(path)).is_relative_to(real_root):
             path.unlink()
             raise BundleError(f"a bot blob's link {path.relative_to(target)} leads out of the bot's directory")
+
+
+def _leads_out(member: str, target: str) -> bool:
+    """A link leads out when its text does, whatever it meets on the way: on a worker the directory has
+    another name, so a link out and back in through the directory's own name would not come back."""
+    if os.path.isabs(target):
+        return True
+    return os.path.normpath(os.path.join(os.path.dirname(member), target)).split(os.sep)[0] == os.pardir
 
 
 def _relative(name: str) -> PurePosixPath:

@@ -84,31 +84,38 @@ class LocalExecutor:
     def _hand_out(self, waiting: deque[MatchJob]) -> None:
         """Keep PREFETCH jobs with every worker, so that none waits for the arena between matches."""
         for worker in self._workers:
-            while waiting and len(worker.jobs) < PREFETCH:
+            while waiting and len(worker.jobs) < PREFETCH and not worker.gone:
                 job = waiting.popleft()
-                worker.connection.send(job)
+                try:
+                    worker.connection.send(job)
+                except OSError:  # it died: its sentinel says so, and the job goes to another worker
+                    waiting.appendleft(job)
+                    worker.gone = True
+                    break
                 worker.jobs.append(job)
 
     def _next(self, waiting: deque[MatchJob]) -> MatchOutcome:
+        """The next outcome: a result, or the failure of the match a worker died playing."""
         while True:
-            busy = {w.connection: w for w in self._workers if w.jobs}
             sentinels = {w.process.sentinel: w for w in self._workers}
-            for ready in wait([*busy, *sentinels]):
-                worker = busy.get(ready)  # type: ignore[call-overload]
-                if worker is not None:
+            pipes = {w.connection: w for w in self._workers if w.jobs and not w.gone}
+            for ready in wait([*pipes, *sentinels]):
+                if ready in pipes:
+                    worker = pipes[ready]
                     try:
                         outcome: MatchOutcome = worker.connection.recv()
                     except (EOFError, OSError):
-                        worker.gone = True  # it died: its sentinel says so
+                        worker.gone = True
                         continue
                     worker.jobs.remove(outcome.job)
                     self._deaths_in_a_row = 0
                     return outcome
             for ready in wait(list(sentinels), timeout=0):
                 dead = sentinels[ready]  # type: ignore[index]
-                if not dead.gone and dead.jobs:
+                if dead.jobs and not dead.gone and dead.connection.poll(0):
                     continue  # a result it sent before it died is read first
                 failed = self._replace(dead, waiting)
+                self._hand_out(waiting)
                 if failed is not None:
                     return failed
 
@@ -118,7 +125,7 @@ class LocalExecutor:
         dead.process.join()
         status = dead.process.exitcode
         self._deaths_in_a_row += 1
-        if self._deaths_in_a_row > MAX_DEATHS_IN_A_ROW:
+        if self._deaths_in_a_row >= MAX_DEATHS_IN_A_ROW:
             raise WorkerFailed(
                 f"{self._deaths_in_a_row} worker processes died one after another (the last, {dead.process.name},"
                 f" with exit status {status}); finished matches are kept: run the same command again to resume"

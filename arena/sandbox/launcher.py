@@ -136,10 +136,9 @@ class _Fds:
 def _own_uid_lost(spec: LaunchSpec, view: views.View, base: Path, problem: str) -> str:
     """The warning for a bot that runs as the arena's user because its view cannot be made here. It names
     the same closed folder for every bot it applies to, never the bot's own private box, so it is said once."""
-    python = levels.python_out_of_reach()
-    if python is not None:
-        return levels.own_uid_warning("the arena's Python", python, problem)
     closed = next((path for path in view.closed if not path.is_relative_to(base)), Path(spec.bot_dir))
+    if closed == levels.python_out_of_reach():
+        return levels.own_uid_warning("the arena's Python", closed, problem)
     return levels.own_uid_warning(f"the bot's directory {spec.bot_dir}", closed, problem)
 
 
@@ -171,6 +170,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             plans.check_strict(spec, argv, workdir)
         view = views.EMPTY
         if user is not None:
+            os.chmod(base, 0o711)  # before planning: the bot's own box is never a reason for a view
             view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
             problem = levels.views_problem() if view and probe != "views" else None
             if problem is not None:
@@ -182,7 +182,6 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 user, view = None, views.EMPTY
         if user is not None:
             os.chown(workdir, user.uid, user.gid)
-            os.chmod(base, 0o711)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view)

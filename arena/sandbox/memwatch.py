@@ -11,6 +11,7 @@ re-parented to the arena (a child subreaper) and carry the bot's marker or UID.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -18,6 +19,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from arena.sandbox import procfs
+
+log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.1
 COST_SHARE = 20
@@ -86,7 +89,10 @@ class MemoryWatch:
                     self._thread = None
                     return
             started = time.monotonic()
-            self.look(watched)
+            try:
+                self.look(watched)
+            except Exception:  # a look that fails must not end the watch: memory limits would silently stop
+                log.exception("sandbox: the memory watch failed to look at its bots")
             cost = time.monotonic() - started
             time.sleep(max(WATCH_INTERVAL_S, COST_SHARE * cost))
 

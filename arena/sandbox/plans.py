@@ -57,9 +57,14 @@ def check_strict(spec: LaunchSpec, argv: list[str], workdir: Path) -> None:
 
 
 def needs(level: SandboxLevel, spec: LaunchSpec, argv: list[str], workdir: Path, bwrap_path: str | None) -> list[Need]:
-    """What a bot with a UID of its own must reach at this level: the arena's Python, bwrap (strict), the bot's
-    own files, its socket and workdir, and under basic its program and the files its arguments name."""
-    found = [Need(path) for path in bwrap.python_dirs()]
+    """What a bot with a UID of its own must reach at this level: the arena's Python (under basic only when the
+    bot runs it), bwrap (strict), the bot's own files, its socket and workdir, and under basic its program and
+    the files its arguments name."""
+    python = bwrap.python_dirs()
+    runs_arena_python = any(
+        Path(argv[0]).is_relative_to(d) or Path(argv[0]).resolve().is_relative_to(d) for d in python
+    )
+    found = [Need(path) for path in python] if level is SandboxLevel.STRICT or runs_arena_python else []
     found.append(Need(Path(os.path.abspath(spec.bot_dir)), deep=True))
     found.append(Need(workdir, given=True))
     if spec.socket_dir is not None:

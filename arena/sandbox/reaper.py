@@ -98,6 +98,8 @@ def kill_as_user(uid: int, gid: int) -> None:
         sender.wait(5.0)
     except subprocess.TimeoutExpired:
         log.error("sandbox: the helper killing the processes of uid %d did not exit", uid)
+        sender.kill()
+        sender.wait()
 
 
 SHELL = "/bin/sh"

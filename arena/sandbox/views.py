@@ -215,11 +215,22 @@ class _Planner:
                 " to copy into its private directory: give the bot a directory of its own"
             )
         files = self.box / "files"
-        files.mkdir(mode=0o711, exist_ok=True)
+        files.mkdir(mode=0o700, exist_ok=True)  # root's alone: the bot meets the copy only where it is bound
         self.copies += 1
         copy = files / str(self.copies)
-        shutil.copyfile(path, copy, follow_symlinks=False)
-        os.chmod(copy, 0o755 if info.st_mode & 0o111 else 0o644)
+        mode = 0o755 if info.st_mode & 0o111 else 0o644
+        flags = os.O_NOFOLLOW | os.O_CLOEXEC  # never a link swapped in for the file, on either side
+        source = os.open(path, os.O_RDONLY | flags)
+        try:
+            target = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags, mode)
+            try:
+                with open(source, "rb", closefd=False) as reader, open(target, "wb", closefd=False) as writer:
+                    shutil.copyfileobj(reader, writer)
+                os.fchmod(target, mode)
+            finally:
+                os.close(target)
+        finally:
+            os.close(source)
         return copy
 
     def _closed_within(self, top: Path) -> set[Path]:

@@ -35,7 +35,7 @@ def _no_room(path: Path) -> bool:
             stats = os.statvfs(place)
         except OSError:
             continue
-        return stats.f_bavail * stats.f_frsize < ROOM_BYTES or stats.f_favail == 0
+        return stats.f_bavail * stats.f_frsize < ROOM_BYTES or (stats.f_files > 0 and stats.f_favail == 0)
     return False
 
 

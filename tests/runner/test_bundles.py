@@ -28,6 +28,7 @@ def bot_directory(tmp_path: Path) -> Path:
     (tmp_path / "grades.txt").write_text("secret\n")
     (directory / "grades").symlink_to("../grades.txt")
     (directory / "sneaky").symlink_to("code/../../grades.txt")  # lexically inside, really out
+    (directory / "back").symlink_to("../alice/src/bot.py")  # out and back in: named alice only here
     (directory / "__pycache__").mkdir()
     (directory / "__pycache__" / "x.pyc").write_bytes(b"\0")
     return directory
@@ -40,6 +41,7 @@ def test_links_inside_travel_as_links_and_links_leading_out_are_left_behind_and_
         ("venv/bin/python3", "python"),
         ("grades", "../grades.txt"),
         ("sneaky", "code/../../grades.txt"),
+        ("back", "../alice/src/bot.py"),
     }
     target = tmp_path / "worker" / "alice"
     target.parent.mkdir()
@@ -47,7 +49,7 @@ def test_links_inside_travel_as_links_and_links_leading_out_are_left_behind_and_
     assert (target / "main.py").is_symlink() and os.readlink(target / "main.py") == "src/bot.py"
     assert (target / "main.py").read_text() == "print('hello')\n"
     assert (target / "code" / "bot.py").read_text() == "print('hello')\n"
-    for left in ("grades", "sneaky", "venv/bin/python", "venv/bin/python3", "__pycache__"):
+    for left in ("grades", "sneaky", "back", "venv/bin/python", "venv/bin/python3", "__pycache__"):
         assert not os.path.lexists(target / left)
     assert stat.S_IMODE((target / "run.sh").stat().st_mode) == 0o755
     assert stat.S_IMODE((target / "src" / "bot.py").stat().st_mode) == 0o644

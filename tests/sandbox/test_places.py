@@ -299,6 +299,29 @@ for _ in range(3):
     assert "Operation not permitted" in warnings[0] and "run as the arena's user, root" in warnings[0]
 
 
+@root_only
+@pytest.mark.skipif(shutil.which("setpriv") is None or not os.access("/usr/bin/python3", os.X_OK), reason="setpriv")
+def test_without_a_mount_namespace_bots_whose_files_are_open_keep_their_own_user_id() -> None:
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-test-open-"))
+    try:
+        bot_dir.chmod(0o755)
+        script = _write_bot(bot_dir)
+        script.write_text(script.read_text() + "\nimport os\nprint('uid', os.getuid())\n")
+        code = f"""
+from arena.sandbox import LaunchSpec, SandboxLevel, launch
+spec = LaunchSpec(command=("/usr/bin/python3", {str(script)!r}), bot_dir={str(bot_dir)!r}, level=SandboxLevel.BASIC)
+with launch(spec) as bot:
+    print(bot.wait(10), bot.stderr_tail().strip().replace("\\n", " "))
+"""
+        done = _without_sys_admin(code)
+        assert done.returncode == 0, done.stderr
+        status, *said = done.stdout.split()
+        assert status == "0" and said[-2] == "uid" and int(said[-1]) >= 200_000, done.stdout + done.stderr
+        assert "out of reach" not in done.stderr
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)
+
+
 def _bots_dir_project(folder: Path, level: SandboxLevel) -> Path:
     """The layout of the issue: bots/NAME/ in a private folder, the tournament beside, a built-in bot too."""
     bot_dir = folder / "bots" / "good_req"
