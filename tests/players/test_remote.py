@@ -272,7 +272,8 @@ other.send(json.dumps({{"type": "action", "index": 0}}).encode())
 
 def test_a_process_is_replaced_between_matches_before_it_uses_its_cpu_limit(make_bot, host_for) -> None:
     on_act = "if acts == 1:\n    end = time.process_time() + 1.1\n    while time.process_time() < end: pass"
-    busy = host_for(make_bot("busy", on_act=on_act), limits=Limits(cpu_s=2))
+    # 1.1 s of CPU in one reply: a budget of 20 s on the clock, so a busy machine cannot make it a timeout
+    busy = host_for(make_bot("busy", on_act=on_act), move_ms=20_000, limits=Limits(cpu_s=2))
     first = play([busy, RandomPlayer(1)], match_id="m1")
     second = play([busy, RandomPlayer(1)], match_id="m2")
     assert first.faults == () and second.faults == ()
