@@ -35,6 +35,9 @@ class CheckReport:
     peak_memory: int = 0
     """In bytes: the most memory the bot's processes used (all of them together, in its cgroup or as watched)."""
     memory_mb: int = Limits().memory_mb
+    peak_disk: int = 0
+    """In bytes: the most the bot had written at once, its workdir and /tmp together."""
+    disk_mb: int = Limits().disk_mb
     sandbox: SandboxLevel = SandboxLevel.STRICT
 
     @property
@@ -53,7 +56,7 @@ def check_bot(
     seed: int = 1,
 ) -> CheckReport:
     """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept."""
-    report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, sandbox=sandbox)
+    report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, sandbox=sandbox)
     host = BotHost(bot, timing, sandbox, limits)
     try:
         for players in range(ruleset.min_players, ruleset.max_players + 1):
@@ -78,6 +81,7 @@ def check_bot(
         report.gave_up = host.stats.failed_starts >= START_ATTEMPTS
         host.kill()
         report.peak_memory = host.peak_memory()
+        report.peak_disk = host.peak_disk()
     return report
 
 

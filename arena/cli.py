@@ -113,8 +113,10 @@ def _check_bot(args: argparse.Namespace) -> int:
         raise UsageError("check-bot: give the bot's command after --, e.g. arena check-bot -- python3 bot.py")
     if args.dir is not None and not args.dir.is_dir():
         raise UsageError(f"check-bot: --dir {args.dir}: not a directory")
-    if args.matches < 1 or args.move_ms < 1 or args.startup_ms < 1:
-        raise UsageError("check-bot: --matches, --move-ms and --startup-ms must be at least 1")
+    if min(args.matches, args.move_ms, args.startup_ms, args.memory_mb, args.disk_mb, args.cpu_s) < 1:
+        raise UsageError(
+            "check-bot: --matches, --move-ms, --startup-ms, --memory-mb, --disk-mb and --cpu-s must be at least 1"
+        )
     level, warning = resolve_level(SandboxLevel(args.sandbox))
     if warning:
         print(warning, file=sys.stderr)
@@ -125,7 +127,12 @@ def _check_bot(args: argparse.Namespace) -> int:
         bot = BotCommand.in_directory(name, tuple(command), args.protocol, Path.cwd())
         bot = replace(bot, directory=bot_directory(command, None, Path.cwd().resolve()))
     timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
-    limits = Limits(memory_mb=args.memory_mb, cpu_s=args.cpu_s, memory_mechanism=MemoryMechanism(args.memory_mechanism))
+    limits = Limits(
+        memory_mb=args.memory_mb,
+        cpu_s=args.cpu_s,
+        disk_mb=args.disk_mb,
+        memory_mechanism=MemoryMechanism(args.memory_mechanism),
+    )
     ruleset = get_ruleset(args.ruleset)
     print(
         f"checking {name}: {' '.join(command)} (protocol {args.protocol}, sandbox {level.value},"
@@ -153,6 +160,8 @@ def _check_bot(args: argparse.Namespace) -> int:
     print(f"slowest reply: {slowest} ms (limit {report.move_ms} ms); process started {starts}")
     limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
     print(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
+    if report.sandbox is not SandboxLevel.NONE:
+        print(f"disk: {_megabytes(report.peak_disk)} MB of {report.disk_mb}")
     if report.clean:
         print("PASS: no faults")
         return 0
@@ -381,6 +390,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "cgroup", "rlimit"],
         default="auto",
         help="how the memory limit is held: a cgroup, or rlimit (RLIMIT_DATA and a watch); default: auto",
+    )
+    check.add_argument(
+        "--disk-mb", type=int, default=256, help="what the bot may have written, workdir and /tmp (default: 256)"
     )
     check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
     check.add_argument(

@@ -211,9 +211,12 @@ def config_hash(config: TournamentConfig) -> str:
 
 def _hashed_limits(limits: Limits) -> dict[str, Any]:
     """The limits as config_hash takes them: how memory_mb is held changes no result of a bot within it, so the
-    mechanism is left out (and a tournament begun before there was a choice keeps its hash)."""
+    mechanism is left out (and a tournament begun before there was a choice keeps its hash); so is disk_mb at
+    its default, so that a tournament begun before there was a disk limit resumes under it."""
     values = dataclasses.asdict(limits)
     del values["memory_mechanism"]
+    if values["disk_mb"] == Limits().disk_mb:
+        del values["disk_mb"]
     return values
 
 
@@ -397,6 +400,7 @@ class _Limits(_Model):
     processes: _Positive = _LIMITS.processes
     open_files: _Positive = _LIMITS.open_files
     file_size_mb: _Positive = _LIMITS.file_size_mb
+    disk_mb: _Positive = _LIMITS.disk_mb
     stderr_kb: _Positive = _LIMITS.stderr_kb
     memory_mechanism: Literal["auto", "cgroup", "rlimit"] = "auto"
 
@@ -788,6 +792,7 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
             processes=limits.processes,
             open_files=limits.open_files,
             file_size_mb=limits.file_size_mb,
+            disk_mb=limits.disk_mb,
             stderr_kb=limits.stderr_kb,
             memory_mechanism=MemoryMechanism(limits.memory_mechanism),
         ),

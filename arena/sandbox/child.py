@@ -23,6 +23,7 @@ class ChildSetup:
 
     parent_pid: int
     view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
+    workdir_tmpfs: tuple[bytes, bytes] | None = None  # (workdir, mount options): the bot's space (disk.py)
     uid: int | None = None
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
@@ -46,8 +47,13 @@ class ChildSetup:
                 os.write(fd, b"0")  # "0" is the writing process itself
             finally:
                 os.close(fd)
+        if self.view or self.workdir_tmpfs:
+            linux.private_mount_namespace()
         if self.view:
             _show(self.view)
+        if self.workdir_tmpfs is not None:
+            linux.mount_tmpfs(*self.workdir_tmpfs, executable=True)  # a bot may build and run a helper there
+            os.chdir(self.workdir_tmpfs[0])  # Popen's chdir came first, into the directory now covered
         if self.uid is not None and self.gid is not None:
             os.setgroups([])
             os.setresgid(self.gid, self.gid, self.gid)
@@ -66,10 +72,10 @@ class ChildSetup:
 def _show(view: View) -> None:
     """Carry out a view (views.py): paths the bot's UID cannot reach on the host become reachable, here only.
 
-    The sources are opened once the namespace is this child's own (a mount of another namespace cannot be
-    bound) and before any cover hides them; each is bound through its descriptor, closed again at exec.
+    The sources are opened once the namespace is this child's own (the caller makes it: a mount of another
+    namespace cannot be bound) and before any cover hides them; each is bound through its descriptor, closed
+    again at exec.
     """
-    linux.private_mount_namespace()
     sources = [os.open(source, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW) for source in view.sources]
     mask = os.umask(0)
     for step in view.steps:

@@ -22,6 +22,7 @@ MEMORY_MARKERS = (
 )
 # Python ignores SIGXFSZ, so a Python bot sees EFBIG ("File too large") instead of being killed.
 FILE_SIZE_MARKERS = (b"File too large",)
+DISK_FULL_MARKERS = (b"No space left on device",)  # ENOSPC: the bot's space is full (disk.py)
 
 
 def signal_name(signum: int) -> str:
@@ -55,6 +56,8 @@ class Ending:
     memory_marker: bool  # stderr shows an allocation failure
     file_size_marker: bool  # stderr shows EFBIG
     memory_exceeded: bool  # the kernel (in the bot's cgroup) or the arena's memory watch stopped it for memory
+    disk_fault: str | None = None  # the disk watch stopped it, for this reason
+    disk_full_marker: bool = False  # stderr shows ENOSPC
 
 
 def classify(ending: Ending) -> tuple[str, str]:
@@ -66,6 +69,8 @@ def classify(ending: Ending) -> tuple[str, str]:
     memory = f"out of memory (limit {limits.memory_mb} MB)"
     if ending.level is not SandboxLevel.NONE and ending.memory_exceeded and code != 0:
         return ("limit", f"memory: used more than {limits.memory_mb} MB")
+    if ending.level is not SandboxLevel.NONE and ending.disk_fault is not None and code != 0:
+        return ("limit", ending.disk_fault)
     if signum == signal.SIGKILL and ending.killed_by_arena:
         return ("crash", "killed by the arena")
     if ending.level is not SandboxLevel.NONE:
@@ -79,6 +84,8 @@ def classify(ending: Ending) -> tuple[str, str]:
             return ("limit", memory)
         if code != 0 and ending.file_size_marker:
             return ("limit", size)
+        if code != 0 and ending.disk_full_marker:
+            return ("limit", f"disk: its {limits.disk_mb} MB were full (No space left on device)")
     if signum is not None:
         return ("crash", f"killed by {signal_name(signum)}")
     return ("crash", f"exited with status {code}")

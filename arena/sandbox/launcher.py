@@ -16,7 +16,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, levels, linux, memwatch, plans, reaper, users, views
+from arena.sandbox import bwrap, cgroups, command, disk, levels, linux, memwatch, plans, reaper, users, views
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -73,6 +73,21 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
         f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
     )
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
+
+
+def _disk_space(
+    level: SandboxLevel, spec: LaunchSpec, base: Path, user: users.BotUser | None, probe: str
+) -> disk.DiskSpace | None:
+    """Where the bot writes and how its disk_mb is held (disk.py): a tmpfs wherever it gets a mount namespace."""
+    disk_mb = spec.limits.disk_mb
+    if level is SandboxLevel.NONE:
+        return None
+    if level is SandboxLevel.STRICT:
+        return disk.DiskSpace.of(disk.DiskKind.TMPFS, disk.inner_workdir(base), disk_mb)
+    owner = user.uid if user is not None else None
+    if user is not None and (probe == "views" or levels.views_problem() is None):
+        return disk.DiskSpace.of(disk.DiskKind.TMPFS, base / "work", disk_mb, owner)
+    return disk.DiskSpace.of(disk.DiskKind.MEASURED, base / "work", disk_mb, owner)
 
 
 def _give_to(user: users.BotUser, directory: Path) -> None:
@@ -184,7 +199,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             os.chown(workdir, user.uid, user.gid)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
-        place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view)
+        space = _disk_space(level, spec, base, user, probe)
+        place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:
             assert bwrap_path is not None
@@ -233,6 +249,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             stdout_fd=_nonblocking(fds.mine["stdout"]) if spec.stdio else None,
             info_fd=_nonblocking(fds.mine["info"]) if "info" in fds.mine else None,
             cgroup=cgroup,
+            disk=space,
         )
     except BaseException:
         if popen is not None:
@@ -246,6 +263,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
         if user is not None:
             user.release()
         raise
+    if space is not None and space.kind is disk.DiskKind.TMPFS and level is SandboxLevel.BASIC:
+        bot.files_path()  # held now, while the bot surely runs (strict's appears once bwrap has set it up)
     log.debug("sandbox: started %s as pid %d at level %s", argv[0], bot.pid, level.value)
     return bot
 

@@ -62,7 +62,7 @@ def bind_mount(source: bytes, target: bytes) -> None:
     _check(_libc().mount(source, target, None, MS_BIND | MS_REC, None), f"bind mount {source!r}")
 
 
-def mount_tmpfs(target: bytes, options: bytes) -> None:
-    """Mount a fresh tmpfs on target (no set-user-ID programs, devices or programs of its own)."""
-    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+def mount_tmpfs(target: bytes, options: bytes, *, executable: bool = False) -> None:
+    """Mount a fresh tmpfs on target: no set-user-ID programs or devices, and no programs unless executable."""
+    flags = MS_NOSUID | MS_NODEV | (0 if executable else MS_NOEXEC)
     _check(_libc().mount(b"tmpfs", target, b"tmpfs", flags, options), f"mount tmpfs on {target!r}")

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.sandbox import bwrap, command, procfs
+from arena.sandbox import bwrap, command, disk, procfs
 from arena.sandbox.child import ChildSetup
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB, rlimits
@@ -36,6 +36,7 @@ class Place:
     user: BotUser | None
     marker: str
     view: View = EMPTY  # what the child shows the bot's UID before it drops to it (views.py)
+    disk: disk.DiskSpace | None = None  # where it writes, and how that is bounded (None: level none)
 
 
 def check_strict(spec: LaunchSpec, argv: list[str], workdir: Path) -> None:
@@ -82,17 +83,16 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int, bwrap_
     shown: list[tuple[Path, bool]] = [(d, False) for d in bwrap.python_dirs()]
     shown.append((Path(os.path.abspath(spec.bot_dir)), False))
     if spec.socket_dir is not None:
-        shown.append((Path(os.path.abspath(spec.socket_dir)), True))
-    binds = [bwrap.Bind(str(place.workdir), place.workdir, True)]
-    binds += [bwrap.Bind(str(path), path, writable) for path, writable in shown]
-    env = command.environment(SandboxLevel.STRICT, place.workdir, spec.env, marker=None)
+        shown.append((Path(os.path.abspath(spec.socket_dir)), False))
+    workdir = disk.inner_workdir(place.base)
+    env = command.environment(SandboxLevel.STRICT, workdir, spec.env, marker=None)
     args = bwrap.argv(
         path=bwrap_path,
-        binds=binds,
-        workdir=place.workdir,
+        binds=[bwrap.Bind(str(path), path, writable) for path, writable in shown],
+        workdir=workdir,
         env=env,
         command=argv,
-        tmp_bytes=spec.limits.file_size_mb * MIB,
+        disk_bytes=spec.limits.disk_mb * MIB,
         info_fd=info_fd,
     )
     user = place.user
@@ -117,6 +117,9 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
     environment."""
     user = place.user
     marker = (procfs.MARKER_VARIABLE, place.marker)
+    tmpfs = None
+    if user is not None and place.disk is not None and place.disk.kind is disk.DiskKind.TMPFS:
+        tmpfs = (os.fsencode(place.workdir), disk.tmpfs_options(place.disk, user.uid, user.gid))
     return Plan(
         argv=argv,
         env=command.environment(SandboxLevel.BASIC, place.workdir, spec.env, marker=marker),
@@ -124,6 +127,7 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
         setup=ChildSetup(
             parent_pid=os.getpid(),
             view=place.view,
+            workdir_tmpfs=tmpfs,
             uid=user.uid if user else None,
             gid=user.gid if user else None,
             rlimits=rlimits(spec.limits, own_uid=user is not None),

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import faults, memwatch, procfs, reaper, users
+from arena.sandbox import disk, diskwatch, faults, memwatch, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
@@ -64,6 +64,22 @@ def remove_base(base: Path) -> None:
         log.error("sandbox: cannot remove %s", base)
 
 
+def _open_space(path: str, host_workdir: Path) -> int | None:
+    """A descriptor of the bot's own tmpfs at path, or None while path still leads to the host's filesystem
+    (its sandbox is not set up yet: the host has a directory at the same path)."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_dev != os.stat(host_workdir).st_dev:
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
 class BotProcess:
     """A running (or finished) bot: watch it with fileno(), ask returncode(), end it with kill().
 
@@ -89,6 +105,7 @@ class BotProcess:
         stdout_fd: int | None,
         info_fd: int | None,
         cgroup: BotCgroup | None = None,
+        disk: disk.DiskSpace | None = None,
     ) -> None:
         self.pid = popen.pid
         self.level = level
@@ -129,6 +146,12 @@ class BotProcess:
                 stop=self._stop_for_memory,
             )
             memwatch.watch.add(self._watched)
+        self._disk_fault: str | None = None
+        self._space_fd: int | None = None
+        self._disk: diskwatch.Watched | None = None
+        if disk is not None:
+            self._disk = diskwatch.Watched(disk, self.files_path, self._live_pids, self._stop_for_disk)
+            diskwatch.watch.add(self.pid, self._disk)
         with _registry_lock:
             _live[self.pid] = self
 
@@ -215,6 +238,54 @@ class BotProcess:
         bound of what any one of them has used)."""
         return procfs.tree_cpu_seconds(self.pid)
 
+    def files_path(self) -> str | None:
+        """Where the arena reads the bot's workdir while it runs: its tmpfs is in the bot's own mount namespace,
+        reached through /proc/PID/root and then held by a descriptor, so that it stays readable until kill()
+        even once the bot has exited. None before its sandbox is up, or when it ended before ever being seen."""
+        space = self._disk.space if self._disk is not None else None
+        if space is None or space.kind is disk.DiskKind.MEASURED:
+            return str(self.workdir)
+        if not self._lock.acquire(blocking=False):  # the watch's thread: kill() may hold it for seconds
+            return None
+        try:
+            if self._space_fd is None and self._pidfd >= 0:
+                inside = self._sandbox_init() if self.level is SandboxLevel.STRICT else self.pid
+                if inside is not None and inside > 0:
+                    self._space_fd = _open_space(f"/proc/{inside}/root{space.path}", self.workdir)
+            return None if self._space_fd is None else f"/proc/self/fd/{self._space_fd}"
+        finally:
+            self._lock.release()
+
+    def _live_pids(self) -> list[int]:
+        return [entry.pid for entry in procfs.tree(self.pid)]
+
+    def _stop_for_disk(self, reason: str) -> bool:
+        """The disk watch found the bot past what it may write: kill it, so that it ends in a limit fault (the
+        rest of its tree goes with kill(), as after any fault). Called from the watch's thread, like
+        _stop_for_memory, and for the same reason never waits for the lock."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._closed or self.returncode() is not None:
+                return True
+            self._disk_fault = reason
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            return True
+        finally:
+            self._lock.release()
+
+    def peak_disk(self) -> int:
+        """The most, in bytes, the bot had written at one look (the watch's, or this one's while it runs), its
+        workdir and /tmp together; 0 at level none."""
+        if self._disk is None:
+            return 0
+        if self._pidfd >= 0 and self._returncode is None:
+            diskwatch.look(self._disk, stop=False)
+        return self._disk.peak_bytes
+
     def _stop_for_memory(self, members: Collection[memwatch.Member]) -> bool:
         """The memory watch found the bot over its limit: kill its processes, so that it ends in a limit fault.
 
@@ -284,6 +355,8 @@ class BotProcess:
             memory_marker=self._capture.contains(faults.MEMORY_MARKERS),
             file_size_marker=self._capture.contains(faults.FILE_SIZE_MARKERS),
             memory_exceeded=memory_exceeded,
+            disk_fault=self._disk_fault,
+            disk_full_marker=self._capture.contains(faults.DISK_FULL_MARKERS),
         )
         return faults.classify(ending)
 
@@ -316,6 +389,10 @@ class BotProcess:
 
     def _kill_tree(self) -> None:
         init = self._sandbox_init()
+        if self._disk is not None:
+            diskwatch.watch.remove(self.pid)
+            with contextlib.suppress(Exception):
+                self.peak_disk()  # its last state, while its space is still there
         sweep = reaper.MarkedSweep(self._marker, exclude={self.pid})
         sweep.track()  # before any signal: a killed process soon has no environment left to recognise it by
         if self.returncode() is None:
@@ -342,6 +419,8 @@ class BotProcess:
         reaper.reap_zombie_children(sessions={self.pid})  # session members that died unseen
         if uid is not None:
             swept = reaper.kill_user(uid, KILL_TIMEOUT_S, exclude={self.pid}) and swept
+            if self.level is SandboxLevel.BASIC:
+                disk.remove_owned(uid)
         if self._user is not None:
             if swept and self._returncode is not None:
                 self._user.release()  # only a UID with no process left may go to another bot
@@ -360,10 +439,10 @@ class BotProcess:
             log.exception("sandbox: releasing the memory cgroup of bot pid %d failed", self.pid)
         if not self._capture.finish(timeout=1.0):
             log.warning("sandbox: the stderr of bot pid %d is still held open by some process", self.pid)
-        for fd in (self.stdin_fd, self.stdout_fd, self._info_fd):
+        for fd in (self.stdin_fd, self.stdout_fd, self._info_fd, self._space_fd):
             if fd is not None:
                 close_fd(fd)
-        self.stdin_fd = self.stdout_fd = self._info_fd = None
+        self.stdin_fd = self.stdout_fd = self._info_fd = self._space_fd = None
         close_fd(self._pidfd)
         self._pidfd = -1
         remove_base(self._base)

@@ -114,18 +114,23 @@ def tasks_of_user(uid: int) -> int:
     return total
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """CPU time used so far by root and its live descendants."""
+def tree(root: int) -> list[ProcStat]:
+    """root and its live descendants."""
     entries = table()
     children: dict[int, list[ProcStat]] = {}
     for entry in entries.values():
         children.setdefault(entry.ppid, []).append(entry)
-    ticks, todo = 0, [entries[root]] if root in entries else []
+    found, todo = [], [entries[root]] if root in entries else []
     while todo:
         entry = todo.pop()
-        ticks += entry.cpu_ticks
+        found.append(entry)
         todo.extend(children.get(entry.pid, ()))
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time used so far by root and its live descendants."""
+    return sum(entry.cpu_ticks for entry in tree(root)) / os.sysconf("SC_CLK_TCK")
 
 
 def table() -> dict[int, ProcStat]:

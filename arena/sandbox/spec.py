@@ -35,10 +35,11 @@ class Limits:
     open_files: int = 256  # RLIMIT_NOFILE
     file_size_mb: int = 64  # RLIMIT_FSIZE
     stderr_kb: int = 256  # how much of stderr is kept; the rest is dropped, which is not a fault
+    disk_mb: int = 256  # what the bot may have written at any time, its workdir and /tmp together (see disk.py)
     memory_mechanism: MemoryMechanism = MemoryMechanism.AUTO
 
     def __post_init__(self) -> None:
-        for name in ("memory_mb", "cpu_s", "processes", "open_files", "file_size_mb"):
+        for name in ("memory_mb", "cpu_s", "processes", "open_files", "file_size_mb", "disk_mb"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1, not {getattr(self, name)}")
         if self.stderr_kb < 0:

@@ -208,8 +208,11 @@ class Bots:
         return bot
 
     def report_dir(self, bot: BotProcess) -> Path:
-        """Where a script's relative paths land: its cwd."""
-        return self.bot_dir if bot.level is SandboxLevel.NONE else bot.workdir
+        """Where a script's relative paths land: its cwd (as the arena reads it while the bot runs)."""
+        if bot.level is SandboxLevel.NONE:
+            return self.bot_dir
+        poll_until(lambda: bot.files_path() is not None, what="the bot's sandbox to be up")
+        return Path(str(bot.files_path()))
 
     def reported(self, bot: BotProcess, name: str) -> Reported:
         path = self.report_dir(bot) / name

@@ -117,14 +117,18 @@ def test_the_bwrap_command_line_shows_nothing_but_what_it_is_given(tmp_path: Pat
         workdir=workdir,
         env={"ARENA_TOKEN": "x"},
         command=["/bin/bot", "--flag"],
-        tmp_bytes=1024,
+        disk_bytes=128 * 1024 * 1024,
         info_fd=9,
     )
     for flag in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"):
         assert flag in args
     assert args[args.index("--proc") + 1] == "/proc"
     assert args[args.index("--dev") + 1] == "/dev"
-    assert args[args.index("--tmpfs") + 1] == "/tmp"
+    tmpfs = [i for i, arg in enumerate(args) if arg == "--tmpfs"]
+    sizes = [(str(bwrap.SHM_BYTES), "/dev/shm"), (str(128 * 1024 * 1024), "/tmp")]
+    assert [(args[i - 1], args[i + 1]) for i in tmpfs] == sizes
+    assert args[args.index("--remount-ro") + 1] == "/dev", "only /dev/shm of /dev is writable"
+    assert args[args.index("--dir") + 1] == str(workdir), "the workdir is a directory of /tmp"
     assert args.index("--bind") < args.index("--ro-bind", args.index("--bind")), "parents are bound first"
     assert args[-3:] == ["--", "/bin/bot", "--flag"]
     assert args[args.index("--chdir") + 1] == str(workdir)
