@@ -418,3 +418,17 @@ def test_the_memory_mechanism_is_read_checked_and_left_out_of_the_hash(tmp_path:
     assert problems(write(tmp_path, SMALL + "limits: {memory_mechanism: rss}\n")) == [
         "7: limits.memory_mechanism: must be 'auto', 'cgroup' or 'rlimit', not 'rss'"
     ]
+
+
+def test_the_disk_limit_is_read_and_checked_and_a_tournament_begun_without_it_keeps_its_hash(tmp_path: Path) -> None:
+    default = load_config(write(tmp_path, SMALL, "default.yaml"))
+    assert default.limits.disk_mb == 256
+    assert config_hash(default) == "15146bc0ef277ae932267ba4217da2edbc6f8354369dd3f79b9fa2ccb4f28fdf"  # as before
+    stated = load_config(write(tmp_path, SMALL + "limits: {disk_mb: 256}\n", "stated.yaml"))
+    assert config_hash(stated) == config_hash(default)
+    smaller = load_config(write(tmp_path, SMALL + "limits: {disk_mb: 64}\n", "smaller.yaml"))
+    assert smaller.limits.disk_mb == 64
+    assert config_hash(smaller) != config_hash(default)
+    assert problems(write(tmp_path, SMALL + "limits: {disk_mb: 0}\n")) == [
+        "7: limits.disk_mb: must be at least 1, not the number 0"
+    ]
