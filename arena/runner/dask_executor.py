@@ -133,8 +133,11 @@ class DaskExecutor:
         try:
             for future in self._distributed.as_completed(futures, loop=self._client.loop):
                 job = futures.pop(future)
-                yield self._result(future, job)
+                outcome = self._result(future, job)
+                # Released before the caller sees it: the scheduler would otherwise play the match again if the
+                # worker holding its result died, perhaps after this run has released its bots.
                 future.release()
+                yield outcome
         finally:
             for future in futures:
                 future.cancel()
@@ -181,6 +184,8 @@ class DaskExecutor:
 _lock = threading.Lock()
 _workers: dict[str, MatchWorker] = {}
 """One MatchWorker per run per worker process, so its bot processes are kept from match to match."""
+_released: set[str] = set()
+"""Runs that have ended: a task of theirs that still arrives starts no bot."""
 _root: Path | None = None
 _unpacked: dict[str, Path] = {}
 """A bot blob's digest -> its directory on this worker."""
@@ -190,6 +195,8 @@ def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
     """A Dask task: play one match on this worker, as a local worker process would, errors included."""
     try:
         with _lock:
+            if packed.token in _released:
+                return MatchFailed(job, "the run had already ended when this match reached the worker\n")
             worker = _workers.get(packed.token)
             if worker is None:
                 worker = _workers[packed.token] = MatchWorker(_localised(packed))
@@ -202,6 +209,7 @@ def release(token: str) -> None:
     """Shut down the bots a run kept on this worker (the arena calls it at the end of the run)."""
     with _lock:
         worker = _workers.pop(token, None)
+        _released.add(token)
     if worker is not None:
         worker.close()
 

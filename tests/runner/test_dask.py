@@ -16,7 +16,7 @@ import pytest
 from arena.cli import main
 from arena.config import ExecutorConfig, ExecutorType, TournamentConfig, load_config
 from arena.errors import UsageError
-from arena.runner.jobs import MatchDone, MatchJob
+from arena.runner.jobs import MatchDone, MatchFailed, MatchJob
 from arena.runner.tournament import run_tournament
 from tests.runner.test_tournament import MakeFile, results
 
@@ -134,3 +134,18 @@ def test_without_the_dask_extra_a_cluster_run_says_how_to_install_it(
     config = replace(config, executor=ExecutorConfig(ExecutorType.DASK, "tcp://127.0.0.1:9"))
     with pytest.raises(UsageError, match=r"needs the dask extra.*pip install \"loveletter-arena\[dask\]\""):
         run_tournament(config, progress=False)
+
+
+def test_a_match_that_reaches_a_worker_after_its_run_ended_starts_no_bot(tournament_file: MakeFile) -> None:
+    """As when the scheduler plays a match again because the worker holding its result died: the run had its
+    result already, and has released its bots on every worker."""
+    from arena.runner import dask_executor
+
+    config = load_config(tournament_file(programs=1))
+    packed = dask_executor.pack_config(config)
+    job = MatchJob("rr-0001", 1, ("student-0", "random-0"), "rr-0001", 7)
+    dask_executor.release(packed.token)
+    outcome = dask_executor.play_remote(job, packed)
+    assert isinstance(outcome, MatchFailed)
+    assert "already ended" in outcome.error
+    assert packed.token not in dask_executor._workers
