@@ -16,7 +16,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, levels, linux, memwatch, plans, reaper, users, views
+from arena.sandbox import bwrap, cgroups, command, cpuclock, levels, linux, memwatch, plans, reaper, users, views
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -73,6 +73,18 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
         f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
     )
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
+
+
+def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | None:
+    """The cgroup v2 that counts the bot's CPU time and freezes it; None (logged once) where none can be made."""
+    clock = cpuclock.for_memory_cgroup(cgroup) or cpuclock.create()
+    if isinstance(clock, str):
+        levels.warn_once(
+            f"sandbox: no cgroup v2 for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
+            " tree, and a bot off its turn is stopped with SIGSTOP"
+        )
+        return None
+    return clock
 
 
 def _give_to(user: users.BotUser, directory: Path) -> None:
@@ -152,10 +164,12 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
     cgroup: cgroups.BotCgroup | None = None
+    clock: cpuclock.CgroupClock | None = None
     try:
         if level is not SandboxLevel.NONE:
             cgroup, limits = _memory_limit(spec.limits)
             spec = replace(spec, limits=limits)  # the plan's rlimits follow the mechanism chosen
+        clock = _cpu_clock(cgroup)
         if user is not None:
             reaper.kill_user(user.uid, KILL_TIMEOUT_S)  # whatever an arena that died holding this UID left
         base = Path(tempfile.mkdtemp(prefix="arena-bot-"))
@@ -208,7 +222,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 cwd=plan.cwd,
                 env=plan.env,
                 start_new_session=True,
-                preexec_fn=plan.setup,
+                preexec_fn=cpuclock.Joining(clock.procs_file, plan.setup) if clock and clock.owned else plan.setup,
                 pass_fds=plan.pass_fds,
                 umask=plan.umask,
             )
@@ -233,12 +247,15 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             stdout_fd=_nonblocking(fds.mine["stdout"]) if spec.stdio else None,
             info_fd=_nonblocking(fds.mine["info"]) if "info" in fds.mine else None,
             cgroup=cgroup,
+            clock=clock,
         )
     except BaseException:
         if popen is not None:
             _kill_late(popen)
         if cgroup is not None:
             cgroup.remove(KILL_TIMEOUT_S)
+        if clock is not None:
+            clock.remove(KILL_TIMEOUT_S)
         if fds is not None:
             fds.close_all()
         if base is not None:
