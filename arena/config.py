@@ -392,6 +392,8 @@ class _Model(BaseModel):
 class _Limits(_Model):
     move_ms: _Positive = _TIMING.move_ms
     startup_ms: _Positive = _TIMING.startup_ms
+    wall_factor: _Positive = _TIMING.wall_factor
+    ponder: bool = _TIMING.ponder
     memory_mb: _Positive = _LIMITS.memory_mb
     cpu_s: _Positive = _LIMITS.cpu_s
     processes: _Positive = _LIMITS.processes
@@ -781,7 +783,12 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         seed=model.seed,
         concurrency=model.concurrency,
         sandbox=SandboxLevel(model.sandbox),
-        timing=Timing(move_ms=limits.move_ms, startup_ms=limits.startup_ms),
+        timing=Timing(
+            move_ms=limits.move_ms,
+            startup_ms=limits.startup_ms,
+            wall_factor=limits.wall_factor,
+            ponder=limits.ponder,
+        ),
         limits=Limits(
             memory_mb=limits.memory_mb,
             cpu_s=limits.cpu_s,
