@@ -2,6 +2,11 @@
 
 The host watches the process (its pidfd) in the same poll as the channel, so a crash is seen at
 once. Every fault kills the whole process tree; the next match starts a new process.
+
+Each reply is charged with the CPU time the bot's processes used since the request (their clock,
+arena.sandbox.cpuclock), never with time another process took: whatever a bot does with the CPU costs
+the others nothing. The wall clock only caps a reply (Timing.wall_factor). Between its reply and the
+next message to it a bot is frozen, unless Timing.ponder.
 """
 
 from __future__ import annotations
