@@ -315,9 +315,10 @@ class BotHost:
         sent = time.monotonic()
         if not channel.send(orjson.dumps(message)):
             raise self.fault(self._gone("the bot's connection is gone"))
-        budget = _CpuBudget(clock, start_cpu, timing.move_ms * 1_000_000)
+        budget = _CpuBudget(clock, start_cpu, timing.move_ms * 1_000_000, sent)
         _, payload = self._wait(sent + timing.wall_ms / 1000, budget=budget)
         if payload is None:
+            budget.spent()  # the latest reading, for the detail
             raise self.fault(PlayerFault(FaultReason.TIMEOUT, budget.late(message["type"], timing)))
         used = clock.cpu_ns()
         if freeze and not timing.ponder:
@@ -362,9 +363,9 @@ class BotHost:
                 return b"", None
             wait_s = limit - now
             if budget is not None:
-                wait_s = min(wait_s, budget.next_look_s())
+                wait_s = min(wait_s, budget.due - now)
             ready = [item for item, _ in zmq_poll(items, max(1, int(wait_s * 1000)))]
-            if not ready and budget is not None and budget.spent():
+            if budget is not None and time.monotonic() >= budget.due and budget.spent():
                 return b"", None
             if isinstance(channel, StdioChannel) and channel.stdin_fd in ready:
                 if not channel.flush():
@@ -471,14 +472,17 @@ class _CpuBudget:
     clock: CpuClock
     start_ns: int
     budget_ns: int
+    due: float
+    """When to read the clock next (time.monotonic): the earliest moment the bot could have used the rest of its
+    budget, running on every core, but never sooner than CPU_SLICE_S after the last reading."""
     used_ns: int = 0
 
-    def next_look_s(self) -> float:
-        """When the bot could have used the rest of its budget at the earliest, running on every core."""
-        return max(CPU_SLICE_S, (self.budget_ns - self.used_ns) / 1e9 / CORES)
+    def __post_init__(self) -> None:
+        self.due += max(CPU_SLICE_S, self.budget_ns / 1e9 / CORES)
 
     def spent(self) -> bool:
         self.used_ns = self.clock.cpu_ns() - self.start_ns
+        self.due = time.monotonic() + max(CPU_SLICE_S, (self.budget_ns - self.used_ns) / 1e9 / CORES)
         return self.used_ns > self.budget_ns
 
     def late(self, kind: str, timing: Timing) -> str:
