@@ -20,7 +20,9 @@ import errno
 import itertools
 import logging
 import os
+import shutil
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -259,10 +261,31 @@ def _find() -> Path | str:
     try:
         if not (probe / "cgroup.freeze").exists() or not (probe / "cpu.stat").exists():
             return f"a cgroup made in {directory} has no cgroup.freeze or cpu.stat (kernel older than 5.2)"
+        problem = _joinable(probe)
+        if problem is not None:
+            return f"a process cannot join a cgroup made in {directory} ({problem})"
     finally:
         with contextlib.suppress(OSError):
             probe.rmdir()
     return directory
+
+
+def _joinable(probe: Path) -> str | None:
+    """Can a process of the arena's join the probe? A child moved there tells (the kernel can refuse it: a v2
+    cgroup whose parent gives controllers to its children may hold no process besides them)."""
+    sleep = shutil.which("sleep")
+    if sleep is None:
+        return None  # nothing to try it with: a bot's start says so if it cannot
+    child = subprocess.Popen([sleep, "10"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        with open(probe / "cgroup.procs", "w") as stream:
+            stream.write(str(child.pid))
+    except OSError as error:
+        return error.strerror or str(error)
+    finally:
+        child.kill()
+        child.wait()
+    return None
 
 
 def for_memory_cgroup(group: cgroups.BotCgroup | None) -> CgroupClock | None:
