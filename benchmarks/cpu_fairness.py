@@ -8,11 +8,12 @@ strict, as a tournament runs it (one worker per core, each pinned with its bots)
 - hog at the tables: a fourth bot that forks three children which spin forever, and answers at once;
 - outside hogs: the three honest bots, while two processes outside the arena spin on the machine.
 
-Every `timeout` fault of an honest bot is one the harness caused: none of them ever uses move_ms. With
+Every `timeout` fault of an honest bot is one the harness caused: none of them ever uses move_ms. As
+`this, ponder` the same build runs them with `ponder: true` (no freezing: the CPU charging alone). With
 `--baseline DIR` the same scenes run, interleaved, with the arena package of another checkout (e.g. one
 exported from main: `git archive main | tar -x -C /tmp/arena-main`), for the figures side by side.
 
-    .venv/bin/python benchmarks/cpu_fairness.py --repeats 2 --baseline /tmp/arena-main
+    .venv/bin/python benchmarks/cpu_fairness.py --repeats 3 --baseline /tmp/arena-main
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def write_bots(directory: Path, move_ms: int, think: float) -> None:
     (directory / "hog.py").write_text(HOG)
 
 
-def config(directory: Path, scene: str, move_ms: int, repeats: int) -> Path:
+def config(directory: Path, scene: str, move_ms: int, repeats: int, ponder: bool) -> Path:
     bots = [f"  - {{name: honest-{n}, command: [{sys.executable}, honest.py]}}" for n in (1, 2, 3)]
     if scene == "hog at the tables":
         bots.append(f"  - {{name: hog, command: [{sys.executable}, hog.py]}}")
@@ -84,7 +85,7 @@ def config(directory: Path, scene: str, move_ms: int, repeats: int) -> Path:
         repeats: {repeats}
         seed: 7
         sandbox: strict
-        limits: {{move_ms: {move_ms}}}
+        limits: {{move_ms: {move_ms}{", ponder: true" if ponder else ""}}}
         output: results
         bots:
         """
@@ -94,10 +95,12 @@ def config(directory: Path, scene: str, move_ms: int, repeats: int) -> Path:
     return path
 
 
-def run_scene(directory: Path, scene: str, arena_root: Path, move_ms: int, repeats: int) -> dict[str, object]:
+def run_scene(
+    directory: Path, scene: str, arena_root: Path, move_ms: int, repeats: int, ponder: bool
+) -> dict[str, object]:
     """Run the scene's tournament with the arena package under arena_root; its faults by bot and reason."""
     env = {**os.environ, "PYTHONPATH": str(arena_root)}  # first on the path, from a directory of no package
-    path = config(directory, scene, move_ms, repeats)
+    path = config(directory, scene, move_ms, repeats, ponder)
     hogs = []
     if scene == "outside hogs":
         hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
@@ -141,17 +144,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="of each round-robin")
     parser.add_argument("--baseline", type=Path, help="another checkout's root, whose arena package runs too")
     args = parser.parse_args()
-    builds = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
+    builds = {"this": ROOT, "this, ponder": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     table: dict[tuple[str, str], dict[str, object]] = {}
     with tempfile.TemporaryDirectory(prefix="cpu-fairness-") as temporary:
         for scene in SCENES:
             for build, root in builds.items():
-                directory = Path(temporary) / build
+                directory = Path(temporary) / build.replace(", ", "-")
                 directory.mkdir(exist_ok=True)
                 write_bots(directory, args.move_ms, args.think)
-                figures = run_scene(directory, scene, root, args.move_ms, args.repeats)
+                figures = run_scene(directory, scene, root, args.move_ms, args.repeats, build.endswith("ponder"))
                 table[(scene, build)] = figures
-                print(f"{scene:18} {build:8} {json.dumps(figures)}", flush=True)
+                print(f"{scene:18} {build:12} {json.dumps(figures)}", flush=True)
     print()
     print("| scene | build | matches | honest bots' timeouts | other faults | seconds |")
     print("|---|---|---:|---:|---|---:|")
