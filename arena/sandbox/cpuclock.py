@@ -8,6 +8,8 @@ that whatever it does with CPU, on its turn or off it, costs the other bots noth
   is in one v2 cgroup only). Its cpu.stat counts every process in it, those that left the bot's process
   tree too, in microseconds; cgroup.freeze stops all of them, and nothing inside can undo it. The forked
   child joins it before exec (Joining), as it joins its memory cgroup.
+- V1Clock, where there is no usable v2 hierarchy: the same with a cgroup of the bot's own in each of the v1
+  freezer and cpuacct hierarchies (freezer.state, cpuacct.usage in nanoseconds).
 - TreeClock, where no v2 cgroup can be made: the CPU time of the bot's live process tree, read from /proc
   (in clock ticks), and SIGSTOP / SIGCONT of each process of the tree. A process that left the tree is
   neither counted nor stopped, and could continue the others: the off-turn bound (see BotHost) catches that.
@@ -76,8 +78,9 @@ class CgroupClock(CpuClock):
         return f"<CgroupClock {self.path}>"
 
     @property
-    def procs_file(self) -> bytes:
-        return os.fsencode(self.path / "cgroup.procs")
+    def procs_files(self) -> tuple[bytes, ...]:
+        """What the bot's child joins before exec: nothing more where the clock is the memory cgroup."""
+        return (os.fsencode(self.path / "cgroup.procs"),) if self.owned else ()
 
     def cpu_ns(self) -> int:
         try:
@@ -116,22 +119,85 @@ class CgroupClock(CpuClock):
 
     def remove(self, timeout: float) -> None:
         self.thaw()
-        if not self.owned:
-            return
-        deadline = time.monotonic() + timeout
-        while True:
+        if self.owned:
+            _remove(self.path, timeout)
+
+
+class V1Clock(CpuClock):
+    """A cgroup in each of the v1 freezer and cpuacct hierarchies."""
+
+    kind = "cgroup"
+
+    def __init__(self, freezer: Path, cpuacct: Path) -> None:
+        self.freezer = freezer
+        self.cpuacct = cpuacct
+        self.owned = True
+        self._usage = os.fsencode(cpuacct / "cpuacct.usage")
+        self.frozen = False
+
+    def __repr__(self) -> str:
+        return f"<V1Clock {self.freezer} {self.cpuacct}>"
+
+    @property
+    def procs_files(self) -> tuple[bytes, ...]:
+        return (os.fsencode(self.freezer / "cgroup.procs"), os.fsencode(self.cpuacct / "cgroup.procs"))
+
+    def cpu_ns(self) -> int:
+        try:
+            fd = os.open(self._usage, os.O_RDONLY)
+        except OSError:
+            return 0
+        try:
+            return int(os.read(fd, 64) or b"0")
+        except ValueError:
+            return 0
+        finally:
+            os.close(fd)
+
+    def _set_state(self, value: bytes) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            fd = os.open(self.freezer / "freezer.state", os.O_WRONLY)
             try:
-                os.rmdir(self.path)
+                os.write(fd, value)
+            finally:
+                os.close(fd)
+
+    def freeze(self) -> None:
+        if not self.frozen:
+            self._set_state(b"FROZEN")
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.frozen:
+            self._set_state(b"THAWED")  # a frozen v1 process does not even die before it is thawed
+            self.frozen = False
+
+    def remove(self, timeout: float) -> None:
+        self.thaw()
+        for path in (self.freezer, self.cpuacct):
+            _remove(path, timeout)
+
+
+def _remove(path: Path, timeout: float) -> None:
+    """Remove a bot's clock cgroup; whatever is still in it is killed first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            if error.errno != errno.EBUSY or time.monotonic() >= deadline:
+                log.error("sandbox: cannot remove cgroup %s: %s", path, error.strerror)
                 return
-            except FileNotFoundError:
-                return
-            except OSError as error:
-                if error.errno != errno.EBUSY or time.monotonic() >= deadline:
-                    log.error("sandbox: cannot remove cgroup %s: %s", self.path, error.strerror)
-                    return
-            with contextlib.suppress(OSError), open(self.path / "cgroup.kill", "w") as stream:
-                stream.write("1")
-            time.sleep(POLL_S)
+        with contextlib.suppress(OSError), open(path / "cgroup.kill", "w") as stream:
+            stream.write("1")  # v2 only
+        with contextlib.suppress(OSError):
+            for pid in (path / "cgroup.procs").read_text().split():
+                with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
+                    os.kill(int(pid), signal.SIGKILL)
+        time.sleep(POLL_S)
 
 
 class TreeClock(CpuClock):
@@ -210,64 +276,116 @@ def _children(pid: int) -> list[int]:
 class Joining:
     """A bot's preexec_fn that first joins its clock's cgroup, while still privileged, then does the rest."""
 
-    procs_file: bytes
+    procs_files: tuple[bytes, ...]
     then: Callable[[], None]  # the ChildSetup
 
     def __call__(self) -> None:
-        try:
-            fd = os.open(self.procs_file, os.O_WRONLY)
+        for procs in self.procs_files:
             try:
-                os.write(fd, b"0")
-            finally:
-                os.close(fd)
-        except OSError as error:
-            os.write(2, f"sandbox: {error.strerror or error}: {os.fsdecode(self.procs_file)}\n".encode())
-            raise
+                fd = os.open(procs, os.O_WRONLY)
+                try:
+                    os.write(fd, b"0")  # "0" is the writing process itself
+                finally:
+                    os.close(fd)
+            except OSError as error:
+                os.write(2, f"sandbox: {error.strerror or error}: {os.fsdecode(procs)}\n".encode())
+                raise
         self.then()
 
 
+@dataclass(frozen=True, slots=True)
+class Parents:
+    """Where bots' clock cgroups are made: the arena's own cgroup v2, or its own v1 freezer and cpuacct cgroups."""
+
+    version: int
+    directories: tuple[Path, ...]
+
+
 _found_lock = threading.Lock()
-_found: dict[int, Path | str] = {}  # by pid: a forked child looks again
+_found: dict[int, Parents | str] = {}  # by pid: a forked child looks again
 
 
-def parent() -> Path | str:
-    """The arena's own cgroup v2, where bots' clock cgroups are made, or why there is none: found once per process."""
+def parent() -> Parents | str:
+    """Where this process makes bots' clock cgroups, or why it cannot: found once per process."""
     with _found_lock:
         found = _found.get(os.getpid())
         if found is None:
             found = _find()
             _found[os.getpid()] = found
-            if isinstance(found, Path):
-                cgroups.remove_stale(found, PREFIX)
+            if isinstance(found, Parents):
+                for directory in found.directories:
+                    cgroups.remove_stale(directory, PREFIX)
         return found
 
 
-def _find() -> Path | str:
+def _find() -> Parents | str:
+    v2 = find_v2()
+    if isinstance(v2, Parents):
+        return v2
+    v1 = find_v1()
+    return v1 if isinstance(v1, Parents) else f"{v2}; {v1}"
+
+
+def _own() -> tuple[dict[str, str], list[cgroups.Mount]] | str:
     try:
         proc_cgroup = Path("/proc/self/cgroup").read_text()
         mountinfo = Path("/proc/self/mountinfo").read_text()
     except OSError:
         return "no /proc/self/cgroup"
-    own = cgroups.own_cgroups(proc_cgroup)
-    mounts = [mount for mount in cgroups.cgroup_mounts(mountinfo) if mount.fstype == "cgroup2"]
-    directory = cgroups.directory_of(mounts, own[""]) if "" in own else None
+    return cgroups.own_cgroups(proc_cgroup), cgroups.cgroup_mounts(mountinfo)
+
+
+def find_v2() -> Parents | str:
+    """The arena's own cgroup v2, if a bot's clock cgroup can be made in it."""
+    found = _own()
+    if isinstance(found, str):
+        return found
+    own, mounts = found
+    v2 = [mount for mount in mounts if mount.fstype == "cgroup2"]
+    directory = cgroups.directory_of(v2, own[""]) if "" in own else None
     if directory is None:
         return "no cgroup v2 hierarchy is mounted"
+    problem = _usable(directory, ("cgroup.freeze", "cpu.stat"))
+    return Parents(2, (directory,)) if problem is None else problem
+
+
+def find_v1() -> Parents | str:
+    """The arena's own v1 freezer and cpuacct cgroups, if a bot's clock cgroups can be made in them."""
+    found = _own()
+    if isinstance(found, str):
+        return found
+    own, mounts = found
+    directories = []
+    for controller, wanted in (("freezer", "freezer.state"), ("cpuacct", "cpuacct.usage")):
+        v1 = [mount for mount in mounts if mount.fstype == "cgroup" and controller in mount.options]
+        directory = cgroups.directory_of(v1, own[controller]) if controller in own else None
+        if directory is None:
+            return f"no cgroup v1 {controller} hierarchy is mounted"
+        problem = _usable(directory, (wanted,))
+        if problem is not None:
+            return problem
+        directories.append(directory)
+    return Parents(1, tuple(directories))
+
+
+def _usable(directory: Path, files: tuple[str, ...]) -> str | None:
+    """None if a cgroup made in directory has those files and a process can join it, else why not."""
     probe = directory / f"{PREFIX}{os.getpid()}-probe"
     try:
         probe.mkdir(exist_ok=True)
     except OSError as error:
         return f"cannot create a cgroup in {directory} ({error.strerror})"
     try:
-        if not (probe / "cgroup.freeze").exists() or not (probe / "cpu.stat").exists():
-            return f"a cgroup made in {directory} has no cgroup.freeze or cpu.stat (kernel older than 5.2)"
+        missing = [name for name in files if not (probe / name).exists()]
+        if missing:
+            return f"a cgroup made in {directory} has no {', '.join(missing)}"
         problem = _joinable(probe)
         if problem is not None:
             return f"a process cannot join a cgroup made in {directory} ({problem})"
     finally:
         with contextlib.suppress(OSError):
             probe.rmdir()
-    return directory
+    return None
 
 
 def _joinable(probe: Path) -> str | None:
@@ -295,14 +413,21 @@ def for_memory_cgroup(group: cgroups.BotCgroup | None) -> CgroupClock | None:
     return None
 
 
-def create() -> CgroupClock | str:
-    """A new cgroup v2 for one bot's clock, or why none can be made here."""
+def create() -> CgroupClock | V1Clock | str:
+    """New cgroups for one bot's clock, or why none can be made here."""
     found = parent()
     if isinstance(found, str):
         return found
-    path = found / f"{PREFIX}{os.getpid()}-{next(_names)}"
-    try:
-        path.mkdir()
-    except OSError as error:
-        return f"cannot create a cgroup in {found} ({error.strerror})"
-    return CgroupClock(path, owned=True)
+    name = f"{PREFIX}{os.getpid()}-{next(_names)}"
+    made: list[Path] = []
+    for directory in found.directories:
+        try:
+            (directory / name).mkdir()
+        except OSError as error:
+            for path in made:
+                _remove(path, 1.0)
+            return f"cannot create a cgroup in {directory} ({error.strerror})"
+        made.append(directory / name)
+    if found.version == 2:
+        return CgroupClock(made[0], owned=True)
+    return V1Clock(made[0], made[1])

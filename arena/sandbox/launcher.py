@@ -75,12 +75,12 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
 
 
-def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | None:
-    """The cgroup v2 that counts the bot's CPU time and freezes it; None (logged once) where none can be made."""
+def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpuclock.V1Clock | None:
+    """The cgroups that count the bot's CPU time and freeze it; None (logged once) where none can be made."""
     clock = cpuclock.for_memory_cgroup(cgroup) or cpuclock.create()
     if isinstance(clock, str):
         levels.warn_once(
-            f"sandbox: no cgroup v2 for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
+            f"sandbox: no cgroup for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
             " tree, and a bot off its turn is stopped with SIGSTOP"
         )
         return None
@@ -164,7 +164,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
     cgroup: cgroups.BotCgroup | None = None
-    clock: cpuclock.CgroupClock | None = None
+    clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
     try:
         if level is not SandboxLevel.NONE:
             cgroup, limits = _memory_limit(spec.limits)
@@ -213,6 +213,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
         stdin = fds.theirs.get("stdin", subprocess.DEVNULL)
         stdout = fds.theirs.get("stdout", stderr)
 
+        setup = cpuclock.Joining(clock.procs_files, plan.setup) if clock and clock.procs_files else plan.setup
+
         def spawn() -> subprocess.Popen[bytes]:
             return subprocess.Popen(
                 plan.argv,
@@ -222,7 +224,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 cwd=plan.cwd,
                 env=plan.env,
                 start_new_session=True,
-                preexec_fn=cpuclock.Joining(clock.procs_file, plan.setup) if clock and clock.owned else plan.setup,
+                preexec_fn=setup,
                 pass_fds=plan.pass_fds,
                 umask=plan.umask,
             )

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from arena.sandbox import SandboxLevel, cpuclock
-from arena.sandbox.cpuclock import CgroupClock
+from arena.sandbox.cpuclock import CgroupClock, TreeClock, V1Clock
 from tests.sandbox.conftest import ALL_LEVELS, Bots, poll_until
 
 SPIN_IN_TWO = """
@@ -19,16 +19,20 @@ while True:
 
 
 @ALL_LEVELS
-@pytest.mark.parametrize("kind", ["cgroup", "tree"])
+@pytest.mark.parametrize("kind", ["v2", "v1", "tree"])
 def test_the_clock_counts_a_bots_processes_and_the_freezer_stops_and_restarts_them(
     bots: Bots, level: SandboxLevel, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if kind == "tree":
+    if kind != "v2":
         monkeypatch.setattr(cpuclock, "for_memory_cgroup", lambda group: None)
-        monkeypatch.setattr(cpuclock, "create", lambda: "no cgroup v2 in this test")
+    if kind == "v1":
+        monkeypatch.setattr(cpuclock, "parent", cpuclock.find_v1)
+    if kind == "tree":
+        monkeypatch.setattr(cpuclock, "create", lambda: "no cgroup in this test")
     bot = bots.start(level, SPIN_IN_TWO)
     clock = bot.clock
-    if clock.kind != kind:
+    made = {CgroupClock: "v2", V1Clock: "v1", TreeClock: "tree"}[type(clock)]
+    if made != kind:
         pytest.skip(f"no {kind} clock here")
     poll_until(lambda: clock.cpu_ns() > 200_000_000, what="the bot to use 0.2 s of CPU")
     clock.freeze()
@@ -43,3 +47,5 @@ def test_the_clock_counts_a_bots_processes_and_the_freezer_stops_and_restarts_th
     assert bot.returncode() is not None
     if isinstance(clock, CgroupClock) and clock.owned:
         assert not clock.path.exists()
+    if isinstance(clock, V1Clock):
+        assert not clock.freezer.exists() and not clock.cpuacct.exists()
