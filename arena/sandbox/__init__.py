@@ -34,8 +34,8 @@ What to know as a caller:
 - Each bot has a CPU clock and a freezer, BotProcess.clock (cpuclock.py): a cgroup v2 of its own (its memory
   cgroup, where that is a v2 one), joined before exec, whose cpu.stat counts all its processes and whose
   cgroup.freeze stops them all; else the same in the v1 freezer and cpuacct hierarchies; where none can be
-  made (logged once), its process tree read from /proc and stopped with SIGSTOP. kill() ends a frozen bot as any other. The caller decides when to freeze (BotHost:
-  off the bot's turn).
+  made (logged once), its process tree read from /proc and stopped with SIGSTOP. kill() ends a frozen bot as
+  any other. The caller decides when to freeze (BotHost: off the bot's turn).
 - RLIMIT_NPROC counts threads and, under strict, bwrap's own two processes. Without root it cannot be per
   bot: it is set to the user's current task count plus Limits.processes, a headroom bots share.
 - Without stdio, the bot's stdout goes into the same log as its stderr.
