@@ -43,8 +43,8 @@ from arena.sandbox.command import resolve as find_program
 DEFAULT_RULESET = "2019"
 DEFAULT_ROUNDS = 3
 NAME_MAX = 64
-HASH_VERSION = 1
-"""Part of what config_hash hashes: raised when the meaning of a hashed field changes."""
+HASH_VERSION = 2
+"""Part of what config_hash hashes: raised when the meaning of a hashed field changes (2: move_ms is CPU time)."""
 
 Loc = tuple[str | int, ...]
 
