@@ -27,6 +27,7 @@ class CheckReport:
     won: dict[int, int] = field(default_factory=dict)
     faults: list[CheckedFault] = field(default_factory=list)
     slowest_ms: float = 0.0
+    slowest_cpu_ms: float = 0.0
     starts: int = 0
     speaks_stdio: bool = False
     """Checked over ZeroMQ, the bot wrote its hello to its standard output."""
@@ -76,6 +77,7 @@ def check_bot(
             report.faults.append(CheckedFault("shutdown", _report(fault)))
     finally:
         report.slowest_ms = host.stats.slowest_ms
+        report.slowest_cpu_ms = host.stats.slowest_cpu_ms
         report.starts = host.stats.starts
         report.speaks_stdio = host.stats.hello_on_stdout
         report.gave_up = host.stats.failed_starts >= START_ATTEMPTS

@@ -100,6 +100,10 @@ def _bot_name(command: Sequence[str]) -> str:
     return (scripts[0] if scripts else Path(command[0])).stem
 
 
+def _milliseconds(value: float) -> str:
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"  # a fast bot shows tenths, not "0 ms"
+
+
 def _check_bot(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -113,9 +117,10 @@ def _check_bot(args: argparse.Namespace) -> int:
         raise UsageError("check-bot: give the bot's command after --, e.g. arena check-bot -- python3 bot.py")
     if args.dir is not None and not args.dir.is_dir():
         raise UsageError(f"check-bot: --dir {args.dir}: not a directory")
-    if min(args.matches, args.move_ms, args.startup_ms, args.memory_mb, args.disk_mb, args.cpu_s) < 1:
+    if min(args.matches, args.move_ms, args.startup_ms, args.memory_mb, args.disk_mb, args.cpu_s, args.wall_factor) < 1:
         raise UsageError(
-            "check-bot: --matches, --move-ms, --startup-ms, --memory-mb, --disk-mb and --cpu-s must be at least 1"
+            "check-bot: --matches, --move-ms, --startup-ms, --wall-factor, --memory-mb, --disk-mb and --cpu-s must be"
+            " at least 1"
         )
     level, warning = resolve_level(SandboxLevel(args.sandbox))
     if warning:
@@ -126,7 +131,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     else:  # as a tournament file here would give it: that of its first file argument, else here
         bot = BotCommand.in_directory(name, tuple(command), args.protocol, Path.cwd())
         bot = replace(bot, directory=bot_directory(command, None, Path.cwd().resolve()))
-    timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms)
+    timing = Timing(move_ms=args.move_ms, startup_ms=args.startup_ms, wall_factor=args.wall_factor, ponder=args.ponder)
     limits = Limits(
         memory_mb=args.memory_mb,
         cpu_s=args.cpu_s,
@@ -156,8 +161,11 @@ def _check_bot(args: argparse.Namespace) -> int:
             " (a tournament does the same): its first fault says why"
         )
     starts = "once" if report.starts == 1 else f"{report.starts} times"
-    slowest = f"{report.slowest_ms:.1f}" if report.slowest_ms < 10 else f"{report.slowest_ms:.0f}"  # not "0 ms"
-    print(f"slowest reply: {slowest} ms (limit {report.move_ms} ms); process started {starts}")
+    slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)
+    print(
+        f"slowest reply: {slowest} ms (limit {report.move_ms} ms of CPU time, whose most a reply used was {cpu} ms);"
+        f" process started {starts}"
+    )
     limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
     print(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
     if report.sandbox is not SandboxLevel.NONE:
@@ -380,7 +388,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--sandbox", choices=["strict", "basic", "none"], default="strict", help="default: strict")
     check.add_argument("--ruleset", choices=sorted(RULESETS), default="2019", help="default: 2019")
     check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
-    check.add_argument("--move-ms", type=int, default=1000, help="time allowed per reply (default: 1000)")
+    check.add_argument(
+        "--move-ms", type=int, default=1000, help="CPU time allowed per reply, all the bot's processes (default: 1000)"
+    )
+    check.add_argument(
+        "--wall-factor",
+        type=int,
+        default=10,
+        help="the wall-clock cap per reply, in times --move-ms (default: 10)",
+    )
+    check.add_argument(
+        "--ponder", action="store_true", help="let the bot run off its turn (by default it is frozen off turn)"
+    )
     check.add_argument("--startup-ms", type=int, default=10000, help="time allowed to say hello (default: 10000)")
     check.add_argument(
         "--memory-mb", type=int, default=1024, help="memory the bot's processes may use together (default: 1024)"

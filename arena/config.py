@@ -44,7 +44,8 @@ DEFAULT_RULESET = "2019"
 DEFAULT_ROUNDS = 3
 NAME_MAX = 64
 HASH_VERSION = 1
-"""Part of what config_hash hashes: raised when the meaning of a hashed field changes."""
+"""Part of what config_hash hashes: raised when the meaning of a hashed field changes so that results recorded
+before would not stand (not for move_ms becoming CPU time: see _hashed_timing)."""
 
 Loc = tuple[str | int, ...]
 
@@ -200,13 +201,24 @@ def config_hash(config: TournamentConfig) -> str:
         "duplicate": config.duplicate,
         "seed": config.seed,
         "sandbox": config.sandbox.value,
-        "timing": dataclasses.asdict(config.timing),
+        "timing": _hashed_timing(config.timing),
         "limits": _hashed_limits(config.limits),
         "bots": [bot(entry) for entry in config.bots],
         "gauntlet": None if config.gauntlet is None else dataclasses.asdict(config.gauntlet),
     }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _hashed_timing(timing: Timing) -> dict[str, Any]:
+    """The timing as config_hash takes it: wall_factor and ponder at their defaults are left out, so that a
+    tournament begun before they existed resumes. move_ms became CPU time then; a bot that replied within it
+    by the wall clock is within it by its CPU time too, so the results already recorded stand."""
+    values = dataclasses.asdict(timing)
+    for name, default in (("wall_factor", Timing().wall_factor), ("ponder", Timing().ponder)):
+        if values[name] == default:
+            del values[name]
+    return values
 
 
 def _hashed_limits(limits: Limits) -> dict[str, Any]:
@@ -395,6 +407,8 @@ class _Model(BaseModel):
 class _Limits(_Model):
     move_ms: _Positive = _TIMING.move_ms
     startup_ms: _Positive = _TIMING.startup_ms
+    wall_factor: _Positive = _TIMING.wall_factor
+    ponder: bool = _TIMING.ponder
     memory_mb: _Positive = _LIMITS.memory_mb
     cpu_s: _Positive = _LIMITS.cpu_s
     processes: _Positive = _LIMITS.processes
@@ -785,7 +799,12 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         seed=model.seed,
         concurrency=model.concurrency,
         sandbox=SandboxLevel(model.sandbox),
-        timing=Timing(move_ms=limits.move_ms, startup_ms=limits.startup_ms),
+        timing=Timing(
+            move_ms=limits.move_ms,
+            startup_ms=limits.startup_ms,
+            wall_factor=limits.wall_factor,
+            ponder=limits.ponder,
+        ),
         limits=Limits(
             memory_mb=limits.memory_mb,
             cpu_s=limits.cpu_s,

@@ -54,7 +54,7 @@ def test_a_good_bot_passes(protocol: str, marker: str) -> None:
     for players in range(2, 7):
         assert f"  {players} players: 2 matches," in done.stdout
     assert "process started once" in done.stdout
-    slowest = re.search(r"slowest reply: ([0-9.]+) ms \(limit 1000 ms\)", done.stdout)
+    slowest = re.search(r"slowest reply: ([0-9.]+) ms \(limit 1000 ms of CPU time", done.stdout)
     assert slowest is not None and float(slowest.group(1)) > 0, done.stdout  # a fast bot shows tenths, not 0
     peak, limit = peak_memory(done)
     assert 0 < peak < limit == 1024
@@ -79,13 +79,26 @@ def _bad_bot(tmp_path: Path, body: str) -> Path:
             "crash: exited with status 1",
         ),
         ("run(lambda m: {'card': 'joker'})", 'illegal: {"card": "joker"}: "card": unknown card "joker"'),
-        ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms"),
+        ("run(lambda m: time.sleep(5) or 0)", "timeout: no reply to act within 300 ms of wall time"),
     ],
     ids=["start-up", "exception", "illegal", "slow"],
 )
 def test_a_bad_bot_fails_and_its_fault_is_named(tmp_path: Path, marker: str, body: str, reported: str) -> None:
     script = _bad_bot(tmp_path, body)
-    done = check_bot("--matches", "1", "--move-ms", "300", "--dir", script.parent, "--", sys.executable, script, marker)
+    done = check_bot(
+        "--matches",
+        "1",
+        "--move-ms",
+        "300",
+        "--wall-factor",
+        "1",
+        "--dir",
+        script.parent,
+        "--",
+        sys.executable,
+        script,
+        marker,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"FAULT in check-2p-1: {reported}" in done.stdout
     assert "FAIL: 5 faults" in done.stdout

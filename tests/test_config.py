@@ -101,6 +101,17 @@ def test_a_valid_file_loads_with_paths_resolved_against_its_directory(bots_dir: 
     assert bob.command.directory == bots_dir.resolve()
 
 
+def test_the_wall_cap_and_pondering_are_limits_too(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, SMALL + "limits: {move_ms: 50, wall_factor: 4, ponder: true}\n"))
+    assert config.timing == Timing(move_ms=50, wall_factor=4, ponder=True)
+    assert config.timing.wall_ms == 200
+    assert config_hash(config) != config_hash(load_config(write(tmp_path, SMALL + "limits: {move_ms: 50}\n", "b.yaml")))
+    assert problems(write(tmp_path, SMALL + "limits: {wall_factor: 0, ponder: 1}\n")) == [
+        "7: limits.wall_factor: must be at least 1, not the number 0",
+        "7: limits.ponder: must be true or false, not the number 1",
+    ]
+
+
 def test_defaults_come_from_the_project_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, SMALL))
     assert config.ruleset == "2019"
@@ -383,7 +394,8 @@ def test_the_documented_limit_defaults_are_the_projects() -> None:
     text = (ROOT / "docs" / "configuration.md").read_text()
     documented = dict(re.findall(r"^\| `(\w+)` \| `?(\w+)`? \|", text.split("## Limits")[1].split("\n## ")[0], re.M))
     actual = {**dataclasses.asdict(Timing()), **dataclasses.asdict(Limits())}
-    assert documented == {key: str(getattr(value, "value", value)) for key, value in actual.items()}
+    shown = {key: str(getattr(value, "value", value)) for key, value in actual.items()}
+    assert documented == {key: text.lower() if text in ("True", "False") else text for key, text in shown.items()}
 
 
 def test_the_executor_is_local_unless_the_file_names_a_dask_scheduler(tmp_path: Path) -> None:

@@ -2,6 +2,11 @@
 
 The host watches the process (its pidfd) in the same poll as the channel, so a crash is seen at
 once. Every fault kills the whole process tree; the next match starts a new process.
+
+Each reply is charged with the CPU time the bot's processes used since the request (their clock,
+arena.sandbox.cpuclock), never with time another process took: whatever a bot does with the CPU costs
+the others nothing. The wall clock only caps a reply (Timing.wall_factor). Between its reply and the
+next message to it a bot is frozen, unless Timing.ponder.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from arena.players.channels import Dropped, StdioChannel, ZmqChannel
 from arena.players.replies import decode, malformed, read_reply, snippet
 from arena.protocol import PROTOCOL_VERSION, shown
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
+from arena.sandbox.cpuclock import CpuClock
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,12 @@ CORES = os.cpu_count() or 1
 START_ATTEMPTS = 3
 """Failed starts in a row (a process that cannot be launched, exits or fails its handshake before its hello)
 after which a bot is not started again for the rest of the run: each later match is a fault at once."""
+CPU_SLICE_S = 0.002
+"""While a bot thinks, its CPU time is read again at the latest when it could have used its budget on every core,
+but not more often than this."""
+OFF_TURN_MS = 100
+"""The CPU time a frozen bot's processes may use between a reply and the next request (freezing takes a moment):
+beyond it, something of the bot escaped the freezer, and that is a limit fault."""
 STDIO_HINT = "it wrote its hello to standard output: it speaks over its standard streams (protocol stdio)"
 
 
@@ -73,8 +85,23 @@ class BotCommand:
 
 @dataclass(frozen=True, slots=True)
 class Timing:
+    """A bot's time per reply is CPU time: what all its processes used since the request, at most move_ms. The
+    wall clock only caps it, at wall_factor times move_ms, so that a bot which waits (sleeps, blocks) cannot hold a
+    match up. Off its turn a bot is frozen, unless ponder allows it to think on the others' time."""
+
     move_ms: int = 1000
     startup_ms: int = 10000
+    wall_factor: int = 10
+    ponder: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("move_ms", "startup_ms", "wall_factor"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Timing.{name} must be at least 1, not {getattr(self, name)}")
+
+    @property
+    def wall_ms(self) -> int:
+        return self.move_ms * self.wall_factor
 
 
 @dataclass(slots=True)
@@ -82,6 +109,9 @@ class HostStats:
     starts: int = 0
     replies: int = 0
     slowest_ms: float = 0.0
+    """Wall time of the slowest reply."""
+    slowest_cpu_ms: float = 0.0
+    """CPU time of the most expensive reply (the one move_ms limits)."""
     failed_starts: int = 0
     """Failed starts in a row (see START_ATTEMPTS)."""
     hello_on_stdout: bool = False
@@ -123,6 +153,8 @@ class BotHost:
         """Before this moment the process cannot have used half its CPU limit, whatever it did."""
         self._awaiting_hello = False
         self._last_start_fault: PlayerFault | None = None
+        self._cpu_at_reply: int | None = None
+        """The bot's CPU nanoseconds when it last replied, while it is frozen until the next request."""
 
     @property
     def running(self) -> bool:
@@ -204,6 +236,7 @@ class BotHost:
             if channel:
                 channel.close()
             raise PlayerFault(FaultReason.CRASH, str(error)) from None
+        self._cpu_at_reply = None
         self._exit_watch = select.poll()
         self._exit_watch.register(self._process.fileno(), select.POLLIN)
         if channel is None:
@@ -256,24 +289,46 @@ class BotHost:
         }
         self.request(welcome)
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], *, freeze: bool = True) -> dict[str, Any]:
         """Send one message and return the bot's reply object; PlayerFault on any fault.
 
-        This runs once per move, so it is kept flat: the usual case is one send, one poll, one read.
+        The bot is thawed first, charged with the CPU time its processes use until the reply, and frozen
+        again after it (unless freeze is False or the timing lets it ponder). This runs once per move, so it
+        is kept flat: the usual case is two CPU readings, one send, one poll, one read, one freeze.
         """
-        channel = self._channel
-        if channel is None:
+        channel, process = self._channel, self._process
+        if channel is None or process is None:
             raise RuntimeError(f"bot {self.bot.name}: {message['type']} asked of a host with no process")
+        timing, clock = self.timing, process.clock
+        start_cpu = clock.cpu_ns()
+        if self._cpu_at_reply is not None:
+            off_turn_ms = (start_cpu - self._cpu_at_reply) / 1e6
+            self._cpu_at_reply = None
+            if off_turn_ms > OFF_TURN_MS:
+                raise self.fault(
+                    PlayerFault(
+                        FaultReason.LIMIT,
+                        f"used {off_turn_ms:.0f} ms of CPU off its turn, while frozen (bound {OFF_TURN_MS} ms)",
+                    )
+                )
+        clock.thaw()
         if channel.discard_stale():
             log.debug("bot %s: dropped what it sent while no message awaited a reply", self.bot.name)
         sent = time.monotonic()
         if not channel.send(orjson.dumps(message)):
             raise self.fault(self._gone("the bot's connection is gone"))
-        _, payload = self._wait(sent + self.timing.move_ms / 1000)
+        budget = _CpuBudget(clock, start_cpu, timing.move_ms * 1_000_000, sent)
+        _, payload = self._wait(sent + timing.wall_ms / 1000, budget=budget)
         if payload is None:
-            raise self.fault(
-                PlayerFault(FaultReason.TIMEOUT, f"no reply to {message['type']} within {self.timing.move_ms} ms")
-            )
+            budget.spent()  # the latest reading, for the detail
+            raise self.fault(PlayerFault(FaultReason.TIMEOUT, budget.late(message["type"], timing)))
+        used = clock.cpu_ns()
+        if freeze and not timing.ponder:
+            clock.freeze()
+            self._cpu_at_reply = used
+        used_ms = (used - start_cpu) / 1e6
+        if used_ms > timing.move_ms:
+            raise self.fault(PlayerFault(FaultReason.TIMEOUT, _cpu_late(message["type"], used_ms, timing)))
         stats = self.stats
         stats.replies += 1
         replied = time.monotonic()
@@ -281,13 +336,18 @@ class BotHost:
         elapsed_ms = (replied - sent) * 1000
         if elapsed_ms > stats.slowest_ms:
             stats.slowest_ms = elapsed_ms
+        if used_ms > stats.slowest_cpu_ms:
+            stats.slowest_cpu_ms = used_ms
         try:
             return read_reply(payload, message["type"])
         except PlayerFault as fault:
             raise self.fault(fault) from None
 
-    def _wait(self, deadline: float, handshake: bool = False) -> tuple[bytes, bytes | None]:
-        """The next message from the bot, or (b"", None) at the deadline; faults for exits and drops."""
+    def _wait(
+        self, deadline: float, handshake: bool = False, budget: _CpuBudget | None = None
+    ) -> tuple[bytes, bytes | None]:
+        """The next message from the bot, or (b"", None) at the deadline or once the bot has used its CPU budget
+        (budget.spent tells); faults for exits and drops."""
         channel, process = self._channel, self._process
         assert channel is not None and process is not None
         if self._poll_items is None:
@@ -303,7 +363,12 @@ class BotHost:
             limit = deadline if exited_at is None else min(deadline, exited_at + EXIT_GRACE_S)
             if now >= limit:
                 return b"", None
-            ready = [item for item, _ in zmq_poll(items, max(1, int((limit - now) * 1000)))]
+            wait_s = limit - now
+            if budget is not None:
+                wait_s = min(wait_s, budget.due - now)
+            ready = [item for item, _ in zmq_poll(items, max(1, int(wait_s * 1000)))]
+            if budget is not None and time.monotonic() >= budget.due and budget.spent():
+                return b"", None
             if isinstance(channel, StdioChannel) and channel.stdin_fd in ready:
                 if not channel.flush():
                     exited_at = exited_at or time.monotonic()
@@ -357,7 +422,7 @@ class BotHost:
         if self.running:
             self.peak_disk()  # what it wrote, before it may clean up
             try:
-                self.request({"type": "shutdown", "events": []})
+                self.request({"type": "shutdown", "events": []}, freeze=False)
             except PlayerFault as error:
                 fault = error
             if self._process is not None:
@@ -407,6 +472,40 @@ class BotHost:
 
     def __exit__(self, *exc: object) -> None:
         self.kill()
+
+
+@dataclass(slots=True)
+class _CpuBudget:
+    """The CPU time one reply may take, looked at while the host waits for it."""
+
+    clock: CpuClock
+    start_ns: int
+    budget_ns: int
+    due: float
+    """When to read the clock next (time.monotonic): the earliest moment the bot could have used the rest of its
+    budget, running on every core, but never sooner than CPU_SLICE_S after the last reading."""
+    used_ns: int = 0
+
+    def __post_init__(self) -> None:
+        self.due += max(CPU_SLICE_S, self.budget_ns / 1e9 / CORES)
+
+    def spent(self) -> bool:
+        self.used_ns = self.clock.cpu_ns() - self.start_ns
+        self.due = time.monotonic() + max(CPU_SLICE_S, (self.budget_ns - self.used_ns) / 1e9 / CORES)
+        return self.used_ns > self.budget_ns
+
+    def late(self, kind: str, timing: Timing) -> str:
+        """Why no reply came: the CPU budget, or the wall-clock cap."""
+        if self.used_ns > self.budget_ns:
+            return _cpu_late(kind, self.used_ns / 1e6, timing)
+        return (
+            f"no reply to {kind} within {timing.wall_ms} ms of wall time (the cap, {timing.wall_factor} times move_ms;"
+            f" it used {self.used_ns / 1e6:.0f} ms of CPU)"
+        )
+
+
+def _cpu_late(kind: str, used_ms: float, timing: Timing) -> str:
+    return f"no reply to {kind} within {timing.move_ms} ms of CPU time: it used {used_ms:.0f} ms of CPU"
 
 
 def _says_hello(log: bytes) -> bool:

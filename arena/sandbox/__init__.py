@@ -31,6 +31,11 @@ What to know as a caller:
   in the cgroup or a stop by the watch is ("limit", "memory: used more than N MB"); an allocation RLIMIT_DATA
   refused, as the bot's stderr shows, ("limit", "out of memory (limit N MB)"). peak_memory() is the most the
   bot used, as its limit counts it (none bots are measured too, never stopped).
+- Each bot has a CPU clock and a freezer, BotProcess.clock (cpuclock.py): a cgroup v2 of its own (its memory
+  cgroup, where that is a v2 one), joined before exec, whose cpu.stat counts all its processes and whose
+  cgroup.freeze stops them all; else the same in the v1 freezer and cpuacct hierarchies; where none can be
+  made (logged once), its process tree read from /proc and stopped with SIGSTOP. kill() ends a frozen bot as
+  any other. The caller decides when to freeze (BotHost: off the bot's turn).
 - RLIMIT_NPROC counts threads and, under strict, bwrap's own two processes. Without root it cannot be per
   bot: it is set to the user's current task count plus Limits.processes, a headroom bots share.
 - Without stdio, the bot's stdout goes into the same log as its stderr.

@@ -84,7 +84,7 @@ def cgroup_mounts(text: str) -> list[Mount]:
     return mounts
 
 
-def _directory(mounts: list[Mount], path: str) -> Path | None:
+def directory_of(mounts: list[Mount], path: str) -> Path | None:
     """The directory of the cgroup at path through the first of mounts that shows it."""
     for mount in mounts:
         if path == mount.root or path.startswith(mount.root.rstrip("/") + "/"):
@@ -98,11 +98,11 @@ def candidates(proc_cgroup: str, mountinfo: str) -> list[Hierarchy]:
     mounts = cgroup_mounts(mountinfo)
     found = []
     if "" in own:
-        directory = _directory([m for m in mounts if m.fstype == "cgroup2"], own[""])
+        directory = directory_of([m for m in mounts if m.fstype == "cgroup2"], own[""])
         if directory is not None:
             found.append(Hierarchy(2, directory))
     if "memory" in own:
-        directory = _directory([m for m in mounts if m.fstype == "cgroup" and "memory" in m.options], own["memory"])
+        directory = directory_of([m for m in mounts if m.fstype == "cgroup" and "memory" in m.options], own["memory"])
         if directory is not None:
             found.append(Hierarchy(1, directory))
     return found
@@ -158,15 +158,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale(parent: Path) -> None:
-    """Remove the empty cgroups that arenas no longer alive left in parent."""
+def remove_stale(parent: Path, prefix: str = PREFIX) -> None:
+    """Remove the empty cgroups named prefix + pid that arenas no longer alive left in parent."""
     try:
         entries = list(os.scandir(parent))
     except OSError:
         return
     now = time.time()
     for entry in entries:
-        match = re.fullmatch(re.escape(PREFIX) + r"(\d+)-.*", entry.name)
+        match = re.fullmatch(re.escape(prefix) + r"(\d+)-.*", entry.name)
         if match is None or not entry.is_dir(follow_symlinks=False) or _alive(int(match.group(1))):
             continue
         with contextlib.suppress(OSError):

@@ -16,7 +16,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, disk, levels, linux, memwatch, plans, reaper, users, views
+from arena.sandbox import bwrap, cgroups, command, cpuclock, disk, levels, linux, memwatch, plans, reaper, users, views
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -88,6 +88,18 @@ def _disk_space(
     if user is not None and (probe == "views" or levels.views_problem() is None):
         return disk.DiskSpace.of(disk.DiskKind.TMPFS, base / "work", disk_mb, owner)
     return disk.DiskSpace.of(disk.DiskKind.MEASURED, base / "work", disk_mb, owner)
+
+
+def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpuclock.V1Clock | None:
+    """The cgroups that count the bot's CPU time and freeze it; None (logged once) where none can be made."""
+    clock = cpuclock.for_memory_cgroup(cgroup) or cpuclock.create()
+    if isinstance(clock, str):
+        levels.warn_once(
+            f"sandbox: no cgroup for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
+            " tree, and a bot off its turn is stopped with SIGSTOP"
+        )
+        return None
+    return clock
 
 
 def _give_to(user: users.BotUser, directory: Path) -> None:
@@ -167,10 +179,12 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
     cgroup: cgroups.BotCgroup | None = None
+    clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
     try:
         if level is not SandboxLevel.NONE:
             cgroup, limits = _memory_limit(spec.limits)
             spec = replace(spec, limits=limits)  # the plan's rlimits follow the mechanism chosen
+        clock = _cpu_clock(cgroup)
         if user is not None:
             reaper.kill_user(user.uid, KILL_TIMEOUT_S)  # whatever an arena that died holding this UID left
         base = Path(tempfile.mkdtemp(prefix="arena-bot-"))
@@ -215,6 +229,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
         stdin = fds.theirs.get("stdin", subprocess.DEVNULL)
         stdout = fds.theirs.get("stdout", stderr)
 
+        setup = cpuclock.Joining(clock.procs_files, plan.setup) if clock and clock.procs_files else plan.setup
+
         def spawn() -> subprocess.Popen[bytes]:
             return subprocess.Popen(
                 plan.argv,
@@ -224,7 +240,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 cwd=plan.cwd,
                 env=plan.env,
                 start_new_session=True,
-                preexec_fn=plan.setup,
+                preexec_fn=setup,
                 pass_fds=plan.pass_fds,
                 umask=plan.umask,
             )
@@ -250,12 +266,15 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             info_fd=_nonblocking(fds.mine["info"]) if "info" in fds.mine else None,
             cgroup=cgroup,
             disk=space,
+            clock=clock,
         )
     except BaseException:
         if popen is not None:
             _kill_late(popen)
         if cgroup is not None:
             cgroup.remove(KILL_TIMEOUT_S)
+        if clock is not None:
+            clock.remove(KILL_TIMEOUT_S)
         if fds is not None:
             fds.close_all()
         if base is not None:

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import disk, diskwatch, faults, memwatch, procfs, reaper, users
+from arena.sandbox import cpuclock, disk, diskwatch, faults, memwatch, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
@@ -106,6 +106,7 @@ class BotProcess:
         info_fd: int | None,
         cgroup: BotCgroup | None = None,
         disk: disk.DiskSpace | None = None,
+        clock: cpuclock.CpuClock | None = None,
     ) -> None:
         self.pid = popen.pid
         self.level = level
@@ -132,6 +133,8 @@ class BotProcess:
         self._closed = False
         self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
         self._cgroup = cgroup
+        self.clock: cpuclock.CpuClock = clock if clock is not None else cpuclock.TreeClock(self.pid)
+        """The CPU time of all the bot's processes, and their freezer (cpuclock.py)."""
         self._cgroup_hit_limit: bool | None = None  # read once the cgroup is gone
         self._stopped_for_memory = False
         self._final_peak: int | None = None
@@ -404,6 +407,7 @@ class BotProcess:
             if init is not None and init > 0:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(init, signal.SIGKILL)  # bwrap's --die-with-parent would too: be sure of it
+        self.clock.thaw()  # a stopped process would wait for SIGCONT to die (v1 freezer, SIGSTOP'd tracers)
         uid = self._user.uid if self._user else None
         if uid is not None:
             reaper.kill_as_user(uid, uid)
@@ -437,6 +441,10 @@ class BotProcess:
                 self._cgroup.remove(KILL_TIMEOUT_S)
         except Exception:  # the rest must be released all the same
             log.exception("sandbox: releasing the memory cgroup of bot pid %d failed", self.pid)
+        try:
+            self.clock.remove(KILL_TIMEOUT_S)
+        except Exception:
+            log.exception("sandbox: releasing the CPU clock of bot pid %d failed", self.pid)
         if not self._capture.finish(timeout=1.0):
             log.warning("sandbox: the stderr of bot pid %d is still held open by some process", self.pid)
         for fd in (self.stdin_fd, self.stdout_fd, self._info_fd, self._space_fd):

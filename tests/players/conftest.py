@@ -103,8 +103,16 @@ def hosts() -> Iterator[list[BotHost]]:
 
 @pytest.fixture
 def host_for(hosts: list[BotHost]):
-    def make(bot: BotCommand, move_ms: int = 2000, startup_ms: int = 5000, limits: Limits = Limits()) -> BotHost:
-        host = BotHost(bot, Timing(move_ms=move_ms, startup_ms=startup_ms), LEVEL, limits)
+    def make(
+        bot: BotCommand,
+        move_ms: int = 2000,
+        startup_ms: int = 5000,
+        limits: Limits = Limits(),
+        wall_factor: int = 1,  # a bot that sleeps times out after move_ms: a test of a late bot is quick
+        ponder: bool = False,
+    ) -> BotHost:
+        timing = Timing(move_ms=move_ms, startup_ms=startup_ms, wall_factor=wall_factor, ponder=ponder)
+        host = BotHost(bot, timing, LEVEL, limits)
         hosts.append(host)
         return host
 

@@ -491,7 +491,7 @@ class ReplayBot:
         self.protocol = protocol
         self.host = BotHost(
             BotCommand(f"replay-{protocol}", command, protocol, directory),
-            Timing(move_ms=30000, startup_ms=30000),
+            Timing(move_ms=30000, startup_ms=30000, ponder=True),  # not frozen: exchange() talks to it directly
             SandboxLevel.NONE,
         )
         self.host.ensure_running()

@@ -65,7 +65,7 @@ def hostile(tmp_path: Path, marker: str, hosts: list[BotHost]) -> MakeHost:
         )
         (directory / "bot.py").write_text(code)
         command = BotCommand(name, (sys.executable, str(directory / "bot.py"), marker), protocol, directory)
-        host = BotHost(command, Timing(move_ms=move_ms, startup_ms=8000), SandboxLevel.NONE)
+        host = BotHost(command, Timing(move_ms=move_ms, startup_ms=8000, wall_factor=1), SandboxLevel.NONE)
         hosts.append(host)
         return host
 
