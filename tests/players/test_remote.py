@@ -94,18 +94,23 @@ def test_the_sdk_bot_plays_over_zmq_and_stdio(tmp_path: Path, marker: str, host_
 def test_each_fault_is_named_and_the_match_goes_on(
     make_bot, host_for, before_hello: str, on_act: str, reason: FaultReason, detail: str
 ) -> None:
-    bad = host_for(make_bot("bad", before_hello=before_hello, on_act=on_act), move_ms=700, startup_ms=1500)
+    # Only the budget a case is about is short: a slow machine cannot turn the others into a timeout.
+    move_ms = 700 if reason is FaultReason.TIMEOUT else 20_000
+    startup_ms = 1500 if reason is FaultReason.HANDSHAKE else 20_000
+    bad = host_for(make_bot("bad", before_hello=before_hello, on_act=on_act), move_ms=move_ms, startup_ms=startup_ms)
     good = host_for(make_bot("good"))
-    outcome = play([bad, good, RandomPlayer(7)])
-    fault = only_fault(outcome, 0)
-    assert fault.reason is reason
-    assert detail in fault.detail
-    assert outcome.result.ranking[-1] == (0,)
-    assert [f for f in outcome.faults if f.seat != 0] == []
-    assert not bad.running
-    assert good.running
-    # the faulty bot gets a new process for its next match
-    assert bad.stats.starts == 1
+    for number in (1, 2):
+        outcome = play([bad, good, RandomPlayer(7)], match_id=f"t-{number}")
+        fault = only_fault(outcome, 0)
+        assert fault.reason is reason
+        assert detail in fault.detail
+        assert outcome.result.ranking[-1] == (0,)
+        assert [f for f in outcome.faults if f.seat != 0] == []
+        assert not bad.running
+        assert good.running
+        # the faulty bot got a new process for this match; the good one kept its own
+        assert bad.stats.starts == number
+        assert good.stats.starts == 1
 
 
 def test_an_illegal_action_says_which_rule_it_breaks(make_bot, host_for) -> None:
@@ -164,10 +169,11 @@ def test_ten_thousand_processes_are_not_started(make_bot, host_for, tmp_path: Pa
     """
     bomb = host_for(make_bot("bomb", on_act=on_act), move_ms=10000, limits=Limits(processes=32))
     outcome = play([bomb, RandomPlayer(1)])
-    assert [f.reason for f in outcome.faults] in ([], [FaultReason.CRASH], [FaultReason.LIMIT])
-    tail = outcome.faults[0].stderr_tail if outcome.faults else bomb._process.stderr_tail()  # type: ignore[union-attr]
+    # a fork that fails is an OSError the bot handles: the limit costs it no fault, its loop just stops early
+    assert outcome.faults == ()
+    tail = bomb._process.stderr_tail()  # type: ignore[union-attr]
     started = int(tail.split("started ")[1].split()[0])
-    assert started < 32, f"the process limit let {started} processes start"
+    assert 0 < started < 32, f"the process limit let {started} processes start"
     bomb.kill()
 
 
@@ -253,21 +259,22 @@ def test_a_bot_with_another_token_fails_its_handshake(make_bot, host_for) -> Non
     assert "wrong token" in fault.detail
 
 
-def test_a_bot_cannot_talk_on_another_bots_endpoint(make_bot, host_for) -> None:
-    victim = host_for(make_bot("victim"))
-    victim.ensure_running()
-    endpoint = victim._channel.endpoint  # type: ignore[union-attr]
-    intruder = make_bot(
-        "intruder",
-        before_hello=f"""
-other = context.socket(zmq.REQ)
-other.linger = 0
-other.connect({endpoint!r})
-other.send(json.dumps({{"type": "action", "index": 0}}).encode())
-""",
-    )
-    outcome = play([victim, host_for(intruder), RandomPlayer(1)])
+def test_a_message_from_another_connection_on_the_bots_endpoint_is_not_taken_as_its_reply(make_bot, host_for) -> None:
+    # Whoever else reaches the endpoint (a child of the bot, another bot where the sandbox does not keep it
+    # out), its illegal answer arrives first and is ignored; only the bot's own connection, which said hello,
+    # answers for it. The bot waits a moment before its own reply so that the other one is read first.
+    on_act = """
+    if acts == 1:
+        other = context.socket(zmq.DEALER)
+        other.linger = 0
+        other.connect(os.environ["ARENA_ENDPOINT"])
+        other.send_multipart([b"", json.dumps({"type": "action", "index": 999}).encode()])
+        time.sleep(0.3)  # and the other connection stays open: its closing would count as the bot's connection dropping
+    """
+    victim = host_for(make_bot("victim", on_act=on_act))
+    outcome = play([victim, RandomPlayer(1)])
     assert outcome.faults == ()
+    assert victim.stats.starts == 1
 
 
 def test_a_process_is_replaced_between_matches_before_it_uses_its_cpu_limit(make_bot, host_for) -> None:
