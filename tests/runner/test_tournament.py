@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +67,72 @@ def standings_of(output: Path) -> list[dict[str, object]]:
         return standing_rows(store)
     finally:
         store.close()
+
+
+FREE_MATCHES = 6
+"""Matches rr-0001 to this one are played at once by the held bot; it holds every later one (see held_bot)."""
+
+HELD_BOT = """
+import sys, time
+from pathlib import Path
+
+from arena.sdk import run
+from random_bot import RandomBot
+
+HOLD = Path(__file__).with_name("hold")
+
+
+class HeldBot(RandomBot):
+    def act(self, message):
+        if HOLD.exists() and int(message["match_id"].rsplit("-", 1)[1]) > FREE_MATCHES:
+            time.sleep(3600)  # held: the wall-clock cap is far beyond the time the test takes to act on the arena
+        return super().act(message)
+
+
+run(HeldBot(), name="held")
+"""
+
+
+def held_bot(tmp_path: Path) -> Path:
+    """Make the student programs play as the example bot but, while the returned file exists, never answer in a
+    match numbered past FREE_MATCHES: an arena run then cannot end before the test stops it, and a run without
+    the file (the whole one, the resumed one) plays exactly as the example bot does."""
+    student = tmp_path / "student"
+    shutil.copy(student / "bot.py", student / "random_bot.py")
+    (student / "bot.py").write_text(HELD_BOT.replace("FREE_MATCHES", str(FREE_MATCHES)))
+    return student / "hold"
+
+
+def held_and_played(rows: list[dict[str, object]]) -> list[object]:
+    """The matches among rows that the held bot should have held, yet finished."""
+    played = []
+    for row in rows:
+        seats, number = row["seats"], int(str(row["match_id"]).rsplit("-", 1)[1])
+        assert isinstance(seats, list)
+        if number > FREE_MATCHES and any(str(bot).startswith("student") for bot in seats):
+            played.append(row["match_id"])
+    return played
+
+
+def committed(output: Path) -> int:
+    """Matches the arena has committed to its results database so far."""
+    path = output / "results.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as database:
+            return int(database.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return 0
+
+
+def await_committed(arena: subprocess.Popen[Any], output: Path, matches: int) -> None:
+    """Until the arena has committed that many matches (it must not end before)."""
+    deadline = time.monotonic() + 60
+    while committed(output) < matches:
+        assert arena.poll() is None, f"the arena ended (status {arena.returncode}) before {matches} matches"
+        assert time.monotonic() < deadline, f"the arena committed fewer than {matches} matches in 60 s"
+        time.sleep(0.05)
 
 
 def test_a_round_robin_is_played_recorded_and_its_replays_verify(tournament_file: MakeFile, capsys) -> None:
@@ -154,39 +224,41 @@ def test_a_gauntlet_writes_a_gradebook_csv_of_its_candidates(tournament_file: Ma
     assert [row.split(",")[1] for row in rows[1:]] == ["student-0"]
 
 
-def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(tournament_file: MakeFile, marker: str) -> None:
+def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(
+    tournament_file: MakeFile, marker: str, tmp_path: Path
+) -> None:
     path = tournament_file(name="big", builtins=("heuristic", "random"), programs=2, extra="repeats: 20\n")
     config = load_config(path)
+    hold = held_bot(tmp_path)
+    hold.touch()
     arena = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if (config.output / "results.sqlite").exists() and len(list((config.output / "replays").glob("*.jsonl"))) >= 3:
-            break
-        time.sleep(0.1)
+    await_committed(arena, config.output, 3)
     assert find_processes(marker), "the bot programs should be running"
     arena.send_signal(signal.SIGINT)
     _, err = arena.communicate(timeout=60)
     assert arena.returncode == 130, err
     assert "interrupted" in err
+    hold.unlink()
     kept = results(config.output)
     assert 3 <= len(kept) < 6 * 20
+    assert held_and_played(kept) == []
     summary = run_tournament(config, progress=False)
     assert summary.kept == len(kept) and summary.kept + summary.played == summary.matches
 
 
 def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_results(
-    tournament_file: MakeFile, marker: str
+    tournament_file: MakeFile, marker: str, tmp_path: Path
 ) -> None:
+    hold = held_bot(tmp_path)
     whole = load_config(tournament_file(name="k", output="whole", programs=1, extra="repeats: 4\n"))
     run_tournament(whole, progress=False)
     path = tournament_file(name="k", output="killed", programs=1, extra="repeats: 4\n")
     config = load_config(path)
+    hold.touch()
     arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path)], stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while len(list((config.output / "replays").glob("*.jsonl"))) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    await_committed(arena, config.output, 3)
     workers = children(arena.pid)
     os.kill(arena.pid, signal.SIGKILL)  # no cleanup code runs in the arena: its workers must notice
     arena.wait(10)
@@ -196,6 +268,8 @@ def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_resu
     assert not find_processes(marker)
     assert workers and not alive(workers), "the arena's worker processes outlived it"
     assert 3 <= len(results(config.output)) < 24
+    assert held_and_played(results(config.output)) == []
+    hold.unlink()
     run_tournament(config, progress=False)
     assert results(config.output) == results(whole.output)
 
