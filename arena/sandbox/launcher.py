@@ -75,19 +75,18 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
 
 
-def _disk_space(
-    level: SandboxLevel, spec: LaunchSpec, base: Path, user: users.BotUser | None, probe: str
-) -> disk.DiskSpace | None:
-    """Where the bot writes and how its disk_mb is held (disk.py): a tmpfs wherever it gets a mount namespace."""
+def _disk_space(level: SandboxLevel, spec: LaunchSpec, base: Path, mounts: bool) -> disk.DiskSpace | None:
+    """Where the bot writes and how its disk_mb is held (disk.py): a tmpfs wherever it gets a mount namespace
+    (mounts: a basic bot's child can make one)."""
     disk_mb = spec.limits.disk_mb
     if level is SandboxLevel.NONE:
         return None
     if level is SandboxLevel.STRICT:
-        return disk.DiskSpace.of(disk.DiskKind.TMPFS, disk.inner_workdir(base), disk_mb)
-    owner = user.uid if user is not None else None
-    if user is not None and (probe == "views" or levels.views_problem() is None):
-        return disk.DiskSpace.of(disk.DiskKind.TMPFS, base / "work", disk_mb, owner)
-    return disk.DiskSpace.of(disk.DiskKind.MEASURED, base / "work", disk_mb, owner)
+        inner = disk.inner_workdir(base)
+        return disk.DiskSpace.tmpfs(inner, Path("/tmp"), disk_mb)
+    if mounts:
+        return disk.DiskSpace.tmpfs(base / "work", base / "work", disk_mb)
+    return disk.DiskSpace.measured(base / "work", disk_mb)
 
 
 def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpuclock.V1Clock | None:
@@ -197,12 +196,13 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             if bwrap_path is None:
                 raise SandboxError(f"{bwrap.wanted()} not found")
             plans.check_strict(spec, argv, workdir)
-        view = views.EMPTY
+        view, problem = views.EMPTY, None
         if user is not None:
             os.chmod(base, 0o711)  # before planning: the bot's own box is never a reason for a view
             view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
-            problem = levels.views_problem() if view and probe != "views" else None
-            if problem is not None:
+            if (view or level is SandboxLevel.BASIC) and probe != "views":  # a mount namespace is wanted
+                problem = levels.views_problem()
+            if problem is not None and view:
                 # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
                 # cannot start.
                 if not probe:
@@ -213,7 +213,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             os.chown(workdir, user.uid, user.gid)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
-        space = _disk_space(level, spec, base, user, probe)
+        space = _disk_space(level, spec, base, mounts=user is not None and problem is None)
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, launch, resolve_level
+from tests.conftest import missing
 
 ROOT = os.geteuid() == 0
 DEADLINE_S = 10.0
@@ -46,7 +47,7 @@ def poll_until(condition: Callable[[], object], timeout: float = DEADLINE_S, wha
 def strict_or_skip() -> None:
     level, warning = resolve_level(SandboxLevel.STRICT)
     if level is not SandboxLevel.STRICT:
-        pytest.skip(f"strict is not available here: {warning}")
+        missing(f"strict is not available here: {warning}")
 
 
 @dataclass(frozen=True, slots=True)
