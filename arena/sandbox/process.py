@@ -96,6 +96,10 @@ class BotProcess:
         self.pid = popen.pid
         self.level = level
         self.workdir = workdir
+        """On the host; at strict and at basic as root an empty place-holder, the bot's own being a tmpfs of its
+        mount namespace (read it through files_path())."""
+        self.seen_workdir = disk.workdir if disk is not None else workdir
+        """The bot's workdir at the path the bot sees it (its cwd, HOME and TMPDIR)."""
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self.command = spec.command
