@@ -12,14 +12,13 @@ slow looks never delay another's. A bot is stopped with a limit fault when
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.sandbox.disk import FILE_BYTES, DiskKind, DiskSpace, Usage
 from arena.sandbox.limits import MIB
+from arena.sandbox.watcher import Watcher
 
 log = logging.getLogger(__name__)
 
@@ -109,50 +108,21 @@ def look(bot: Watched, *, stop: bool = True) -> None:
             log.info("sandbox: bot stopped: %s", reason)
 
 
-class DiskWatch:
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._watched: dict[int, Watched] = {}
-        self._thread: threading.Thread | None = None
-        os.register_at_fork(after_in_child=self._forget)
+class DiskWatch(Watcher[Watched]):
+    thread_name = "arena-sandbox-disk"
 
-    def _forget(self) -> None:
-        """After a fork: the child watches none of its parent's bots, and has no watch thread yet."""
-        self._lock = threading.Lock()
-        self._watched = {}
-        self._thread = None
-
-    def add(self, key: int, watched: Watched) -> None:
-        with self._lock:
-            self._watched[key] = watched
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="arena-sandbox-disk", daemon=True)
-                self._thread.start()
-
-    def remove(self, key: int) -> None:
-        with self._lock:
-            self._watched.pop(key, None)
-
-    def _loop(self) -> None:
-        while True:
-            with self._lock:
-                watched = list(self._watched.values())
-                if not watched:
-                    self._thread = None
-                    return
-            for bot in watched:
-                started = time.monotonic()
-                if started < bot.due:
-                    continue
-                try:
-                    look(bot)
-                except Exception:  # one failed look must not end the watch of every bot
-                    log.exception("sandbox: the disk watch failed to look at a bot")
-                done = time.monotonic()
-                bot.due = done + max(WATCH_INTERVAL_S, COST_SHARE * (done - started))
-            with self._lock:
-                upcoming = [bot.due for bot in self._watched.values()]
-            time.sleep(max(0.01, min(upcoming, default=0.0) - time.monotonic()))
+    def look_all(self, watched: list[Watched]) -> float:
+        for bot in watched:
+            started = time.monotonic()
+            if started < bot.due:
+                continue
+            try:
+                look(bot)
+            except Exception:  # one failed look must not end the watch of every bot
+                log.exception("sandbox: the disk watch failed to look at a bot")
+            done = time.monotonic()
+            bot.due = done + max(WATCH_INTERVAL_S, COST_SHARE * (done - started))
+        return max(0.01, min(bot.due for bot in watched) - time.monotonic())
 
 
 watch = DiskWatch()

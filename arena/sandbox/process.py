@@ -137,7 +137,7 @@ class BotProcess:
                 limit_bytes=spec.limits.memory_mb * 1024 * 1024 if enforced else None,
                 stop=self._stop_for_memory,
             )
-            memwatch.watch.add(self._watched)
+            memwatch.watch.add(self.pid, self._watched)
         self._disk_fault: str | None = None
         self._space_fds: list[int] | None = None
         self._disk: diskwatch.Watched | None = None
