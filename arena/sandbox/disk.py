@@ -146,24 +146,33 @@ def open_tmpfs(path: str, size: int) -> int | None:
     return None
 
 
+def _entries(directory: str) -> list[os.DirEntry[str]]:
+    """The entries of directory; one the arena's user owns but may not list (a bot can leave it so) is opened
+    up first. None that cannot be read. Never as root, who needs it not: chmod follows a link that a bot could
+    swap in for the directory meanwhile."""
+    try:
+        return list(os.scandir(directory))
+    except PermissionError:
+        if os.geteuid() == 0:
+            return []
+        try:
+            os.chmod(directory, 0o700)
+            return list(os.scandir(directory))
+        except OSError:
+            return []
+    except OSError:
+        return []
+
+
 def tree_usage(roots: list[Path]) -> Usage:
-    """What the files under roots take, each counted once however many links it has; links are not followed.
-    A directory the arena's user owns but may not list (a bot hiding its files so) is opened up first."""
+    """What the files under roots take, each counted once however many links it has; links are not followed,
+    and a directory a bot closed to its own user is opened up (_entries)."""
     seen: set[tuple[int, int]] = set()
     total = files = looked = 0
     todo = [str(root) for root in roots]
     while todo and looked < MAX_WALK:
         directory = todo.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except PermissionError:
-            try:
-                os.chmod(directory, 0o700)
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-        except OSError:
-            continue
+        entries = _entries(directory)
         for entry in entries:
             looked += 1
             try:
@@ -206,19 +215,10 @@ def deleted_open_files(pids: list[int]) -> Usage:
 
 
 def make_removable(root: Path) -> None:
-    """Open up every directory under root that the arena's user owns but may not enter (as a bot can leave
-    them), so that it can be removed."""
+    """Open up every directory under root that a bot closed to its own user (_entries), so that it can be
+    removed."""
     todo = [str(root)]
     while todo:
         directory = todo.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except PermissionError:
-            try:
-                os.chmod(directory, 0o700)
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-        except OSError:
-            continue
+        entries = _entries(directory)
         todo += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
