@@ -788,11 +788,16 @@ def _count(count: int, one: str) -> str:
 
 
 def _path(loc: Loc) -> str:
-    """bots[1].command, as a reader of the file would write it."""
+    """bots[1].command, as a reader of the file would write it; a key that is not a plain word quoted, so that a
+    blank, a dot or a line break in it cannot blur the path or split the problem's line."""
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        key = str(part) if _PLAIN_KEY.fullmatch(str(part)) else repr(str(part))
+        text += f"[{part}]" if isinstance(part, int) else (f".{key}" if text else key)
     return text
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _render(problems: Sequence[_Problem], root: yaml.Node | None, shown: str) -> list[str]:

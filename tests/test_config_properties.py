@@ -182,7 +182,7 @@ def load_or_report(directory: Path, text: str) -> TournamentConfig | ConfigError
         assert error.problems
         for problem in error.problems:
             where = re.match(rf"{re.escape(str(path))}:([0-9]+): \S", problem)
-            assert where, problem
+            assert where and "\n" not in problem, problem
             assert 1 <= int(where.group(1)) <= lines_of(text), problem
         return error
     check_holds_together(config)
@@ -197,6 +197,8 @@ def load_or_report(directory: Path, text: str) -> TournamentConfig | ConfigError
 @example(text="seed: !!int {a: 1}\n")
 @example(text="a: " + "[" * 3000 + "]" * 3000 + "\n")
 @example(text="name: &x [*x]\n")
+@example(text="' ': 0\n")
+@example(text='"a\\nb": 0\n')
 def test_any_document_loads_or_is_reported_by_file_and_line(directory: Path, text: str) -> None:
     load_or_report(directory, text)
 
