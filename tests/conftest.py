@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import hypothesis_profiles
+
+hypothesis_profiles.load()
+
 _fork = os.fork
 
 
