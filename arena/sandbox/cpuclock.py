@@ -60,6 +60,16 @@ class CpuClock:
     def remove(self, timeout: float) -> None:
         """After the bot is killed: release what the clock holds."""
 
+    @property
+    def thawing(self) -> tuple[Path, bytes] | None:
+        """The file to write, and what, to thaw the bot: for the guardian of an arena that dies."""
+        return None
+
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        """The cgroups made for the clock alone."""
+        return ()
+
 
 class _FreezerFile(CpuClock):
     """A clock frozen and thawed by writing a cgroup file (what to write, and where, say the subclasses)."""
@@ -86,6 +96,10 @@ class _FreezerFile(CpuClock):
         if self.frozen:
             self._write(self.THAWED)
             self.frozen = False
+
+    @property
+    def thawing(self) -> tuple[Path, bytes]:
+        return self.freezer_file, self.THAWED
 
 
 class CgroupClock(_FreezerFile):
@@ -128,6 +142,10 @@ class CgroupClock(_FreezerFile):
         if self.owned:
             _remove(self.path, timeout)
 
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        return (self.path,) if self.owned else ()
+
 
 class V1Clock(_FreezerFile):
     """A cgroup in each of the v1 freezer and cpuacct hierarchies."""
@@ -162,8 +180,12 @@ class V1Clock(_FreezerFile):
 
     def remove(self, timeout: float) -> None:
         self.thaw()
-        for path in (self.freezer, self.cpuacct):
+        for path in self.own_cgroups:
             _remove(path, timeout)
+
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        return (self.freezer, self.cpuacct)
 
 
 def _remove(path: Path, timeout: float) -> None:

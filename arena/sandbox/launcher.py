@@ -16,7 +16,21 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, cpuclock, disk, levels, linux, memwatch, plans, reaper, users, views
+from arena.sandbox import (
+    bwrap,
+    cgroups,
+    command,
+    cpuclock,
+    disk,
+    guardian,
+    levels,
+    linux,
+    memwatch,
+    plans,
+    reaper,
+    users,
+    views,
+)
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -179,6 +193,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     popen: subprocess.Popen[bytes] | None = None
     cgroup: cgroups.BotCgroup | None = None
     clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
+    place: plans.Place | None = None
     try:
         if level is not SandboxLevel.NONE:
             cgroup, limits = _memory_limit(spec.limits)
@@ -245,6 +260,12 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 umask=plan.umask,
             )
 
+        guardian.watch(
+            place.marker,
+            uid=user.uid if user else None,
+            thaw=clock.thawing if clock else None,
+            cgroups=(*(clock.own_cgroups if clock else ()), *((cgroup.path,) if cgroup else ())),
+        )
         try:
             popen = spawner.run(spawn, on_late=_kill_late)
         except (OSError, subprocess.SubprocessError) as error:
@@ -281,6 +302,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             remove_base(base)
         if user is not None:
             user.release()
+        if place is not None and popen is None:
+            guardian.forget(place.marker)  # never started; a started one stays watched, as it may live on
         raise
     if space is not None and space.kind is disk.DiskKind.TMPFS and level is SandboxLevel.BASIC:
         bot.files_path()  # held now, while the bot surely runs (strict's appears once bwrap has set it up)

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import cpuclock, disk, diskwatch, faults, memwatch, procfs, reaper, users
+from arena.sandbox import cpuclock, disk, diskwatch, faults, guardian, memwatch, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
@@ -119,6 +119,7 @@ class BotProcess:
         self._usage: resource.struct_rusage | None = None
         self._status_lost = False
         self._killed_by_arena = False
+        self._all_gone = False  # killed, and none of its processes found left: the guardian may forget it
         self._closed = False
         self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
         self._cgroup = cgroup
@@ -440,6 +441,7 @@ class BotProcess:
         reaper.reap_zombie_children(sessions={self.pid})  # session members that died unseen
         if uid is not None:
             swept = reaper.kill_user(uid, KILL_TIMEOUT_S, exclude={self.pid}) and swept
+        self._all_gone = swept and self._returncode is not None
         if self._user is not None:
             if swept and self._returncode is not None:
                 self._user.release()  # only a UID with no process left may go to another bot
@@ -474,6 +476,8 @@ class BotProcess:
         remove_base(self._base)
         with _registry_lock:
             _live.pop(self.pid, None)
+        if self._all_gone:
+            guardian.forget(self._marker)  # else it stays watched: the guardian tries again when the arena ends
 
     def __enter__(self) -> BotProcess:
         return self

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, launch, resolve_level
+from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, guardian, launch, resolve_level
 from tests.conftest import missing
 
 ROOT = os.geteuid() == 0
@@ -134,7 +134,7 @@ def children_of_this_process() -> set[int]:
                 continue
             if raw[raw.rfind(b")") + 2 :].split()[1].decode() == me:
                 found.add(int(name))
-    return found
+    return found - {guardian.guardian_pid()}  # it lives as long as the test process
 
 
 def read_line(fd: int, timeout: float = DEADLINE_S) -> bytes:
