@@ -244,6 +244,20 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader with YAML 1.2 core-schema scalars: `no`, `on`, `1:30`, `010` and `2024-05-01` mean what
     they look like (a string, a string, a string, ten, a string)."""
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """SafeLoader's constructors trust an explicit tag: `!!float abc`, `!!bool maybe` and `!!timestamp
+        2024-13-45` fail inside them (ValueError, KeyError), not as YAML errors. Each becomes one, at its node."""
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
+            value = repr(node.value) if isinstance(node, yaml.ScalarNode) else "a collection"
+            why = f" ({error})" if type(error) is ValueError else ""  # the others say nothing a reader needs
+            raise yaml.constructor.ConstructorError(
+                None, None, f"not a valid {node.tag.rsplit(':', 1)[-1]}: {value}{why}", node.start_mark
+            ) from None
+
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
@@ -261,7 +275,8 @@ _Loader.add_implicit_resolver(
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
-    assert isinstance(node, yaml.ScalarNode)
+    if not isinstance(node, yaml.ScalarNode):  # `!!int {a: 1}`
+        raise yaml.constructor.ConstructorError(None, None, "an integer, not a collection", node.start_mark)
     text = loader.construct_scalar(node)
     try:
         return int(text, 0) if text.startswith(("0o", "0x")) else int(text, 10)
@@ -275,25 +290,35 @@ _Loader.add_constructor(_INT, _construct_int)
 def _parse(text: str) -> tuple[bool, yaml.Node | None, object, list[_Problem]]:
     """Whether the text is YAML, its node tree (for line numbers), its data, and its duplicate keys or its
     syntax error."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # its reader refuses a character YAML does not allow (a control character) here
+    except yaml.YAMLError as error:
+        return False, None, None, [_syntax_problem(error, text)]
     try:
         root = loader.get_single_node()
         duplicates = list(_duplicate_keys(root))
         # Constructing merges `<<` keys into their mappings in place, so the tree then has a line for them.
         data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as error:
+    except yaml.YAMLError as error:
+        return False, None, None, [_syntax_problem(error, text)]
+    except RecursionError:  # PyYAML composes nested collections by recursion: some hundreds deep is its end
+        line = loader.get_mark().line + 1
+        return False, None, None, [_Problem((), "nested too deep for a configuration file", line=line)]
+    finally:
+        loader.dispose()
+    return True, root, data, duplicates
+
+
+def _syntax_problem(error: yaml.YAMLError, text: str) -> _Problem:
+    if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
         problem = error.problem or str(error)
         if error.context and error.context_mark and error.context_mark is not mark:
             problem += f" ({error.context}, line {error.context_mark.line + 1})"
-        return False, None, None, [_Problem((), problem, line=line)]
-    except yaml.YAMLError as error:
-        position = getattr(error, "position", 0) or 0
-        return False, None, None, [_Problem((), str(error).splitlines()[0], line=text.count("\n", 0, position) + 1)]
-    finally:
-        loader.dispose()
-    return True, root, data, duplicates
+        return _Problem((), problem, line=line)
+    position = getattr(error, "position", 0) or 0
+    return _Problem((), str(error).splitlines()[0], line=text.count("\n", 0, position) + 1)
 
 
 def _duplicate_keys(node: yaml.Node | None, loc: Loc = (), seen: set[int] | None = None) -> Iterator[_Problem]:
@@ -763,11 +788,16 @@ def _count(count: int, one: str) -> str:
 
 
 def _path(loc: Loc) -> str:
-    """bots[1].command, as a reader of the file would write it."""
+    """bots[1].command, as a reader of the file would write it; a key that is not a plain word quoted, so that a
+    blank, a dot or a line break in it cannot blur the path or split the problem's line."""
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        key = str(part) if _PLAIN_KEY.fullmatch(str(part)) else repr(str(part))
+        text += f"[{part}]" if isinstance(part, int) else (f".{key}" if text else key)
     return text
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _render(problems: Sequence[_Problem], root: yaml.Node | None, shown: str) -> list[str]:

@@ -1,5 +1,6 @@
 """Fixtures for every test: a marker on the command line of each process a test starts, and the example bots
-in other languages (played where their runtime is installed); no fork of a process that has threads."""
+in other languages (played where their runtime is installed); no fork of a process that has threads; and
+missing(), by which what CI installs is never silently skipped there."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests import hypothesis_profiles
+
+hypothesis_profiles.load()
 
 _fork = os.fork
 
@@ -38,6 +43,18 @@ def _fork_without_threads() -> int:
 os.fork = _fork_without_threads
 
 
+def under_ci() -> bool:
+    """CI=true, as .ci/run sets it: there the machine has everything the tests use."""
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+def missing(reason: str) -> None:
+    """Something a test needs is not on this machine: a skip, but a failure under CI, which installs it."""
+    if under_ci():
+        pytest.fail(f"{reason}; CI installs it (.ci/run), so a skip here would hide lost coverage")
+    pytest.skip(reason)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 JAVA_BOT = ROOT / "examples" / "java-bot" / "Bot.java"
 NODE_BOT = ROOT / "examples" / "node-bot" / "bot.js"
@@ -47,7 +64,7 @@ NODE_BOT = ROOT / "examples" / "node-bot" / "bot.js"
 def java_classes() -> Iterator[Path]:
     """The example Java bot, compiled into a directory every user may read (a bot may run as a UID of its own)."""
     if not (shutil.which("javac") and shutil.which("java")):
-        pytest.skip(
+        missing(
             "no JDK here (javac, java), so the Java bot is not played (Debian: apt-get install default-jdk-headless)"
         )
     directory = Path(tempfile.mkdtemp(prefix="arena-test-java-bot-"))
@@ -63,7 +80,7 @@ def java_classes() -> Iterator[Path]:
 def node_bot() -> Path:
     """The example Node.js bot's script."""
     if not shutil.which("node"):
-        pytest.skip("no Node.js here (node), so the Node.js bot is not played (Debian: apt-get install nodejs)")
+        missing("no Node.js here (node), so the Node.js bot is not played (Debian: apt-get install nodejs)")
     return NODE_BOT
 
 

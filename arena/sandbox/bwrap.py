@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import arena
+from arena.sandbox import disk
 
 BWRAP = "bwrap"
 CHOICE_VARIABLE = "ARENA_BWRAP"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROC_SYS = Path("/proc/sys")
-SHM_BYTES = 64 * 1024 * 1024
-"""The most a strict bot's /dev/shm holds (POSIX shared memory, semaphores of Python's multiprocessing)."""
 
 
 def bundled_path() -> str | None:
@@ -133,7 +132,7 @@ def argv(
         "--dev",
         "/dev",
         "--size",
-        str(min(disk_bytes, SHM_BYTES)),
+        str(disk.shm_bytes(disk_bytes)),
         "--tmpfs",
         "/dev/shm",
         "--remount-ro",

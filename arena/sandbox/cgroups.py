@@ -26,8 +26,10 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -174,20 +176,30 @@ def remove_stale(parent: Path, prefix: str = PREFIX) -> None:
                 os.rmdir(entry.path)  # fails, harmlessly, while a process is still in it
 
 
-_found_lock = threading.Lock()
-_found: dict[int, Hierarchy | str] = {}  # by pid: a forked child looks again
+T = TypeVar("T")
 
 
+def once_per_process(find: Callable[[], T]) -> Callable[[], T]:
+    """find(), called once per process (a forked child looks again, its cgroup may differ), then remembered."""
+    lock = threading.Lock()
+    found: dict[int, T] = {}
+
+    def remembered() -> T:
+        with lock:
+            if os.getpid() not in found:
+                found[os.getpid()] = find()
+            return found[os.getpid()]
+
+    return remembered
+
+
+@once_per_process
 def hierarchy() -> Hierarchy | str:
-    """Where this process makes bot cgroups, or why it cannot: found once per process."""
-    with _found_lock:
-        found = _found.get(os.getpid())
-        if found is None:
-            found = _find()
-            _found[os.getpid()] = found
-            if isinstance(found, Hierarchy):
-                remove_stale(found.parent)
-        return found
+    """Where this process makes bot cgroups, or why it cannot."""
+    found = _find()
+    if isinstance(found, Hierarchy):
+        remove_stale(found.parent)
+    return found
 
 
 def _find() -> Hierarchy | str:

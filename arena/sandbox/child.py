@@ -17,13 +17,32 @@ from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, StepKind, View
 
 
 @dataclass(frozen=True, slots=True)
+class OwnSpace:
+    """A basic bot's writable space, made by its child as root (disk.py): a tmpfs on the workdir, one on
+    /dev/shm, and every other directory anyone may write in shown read-only."""
+
+    workdir: bytes
+    workdir_options: bytes
+    shm_options: bytes
+    read_only: tuple[tuple[bytes, int], ...]  # (path, the mount flags its remount keeps)
+
+    def make(self) -> None:
+        linux.mount_tmpfs(self.workdir, self.workdir_options, executable=True)  # a bot may build a helper there
+        for path, flags in self.read_only:  # after the workdir: a tmpfs under /tmp stays writable in /tmp's bind
+            linux.read_only(path, flags)
+        if os.path.isdir(b"/dev/shm"):
+            linux.mount_tmpfs(b"/dev/shm", self.shm_options)
+        os.chdir(self.workdir)  # Popen's chdir came first, into the directory now covered
+
+
+@dataclass(frozen=True, slots=True)
 class ChildSetup:
     """The preexec_fn: its cgroup, the bot's view of the files (as root), then its own ids, death signal, rlimits,
     CPU."""
 
     parent_pid: int
     view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
-    workdir_tmpfs: tuple[bytes, bytes] | None = None  # (workdir, mount options): the bot's space (disk.py)
+    space: OwnSpace | None = None  # made after the view, in the same mount namespace
     uid: int | None = None
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
@@ -47,13 +66,12 @@ class ChildSetup:
                 os.write(fd, b"0")  # "0" is the writing process itself
             finally:
                 os.close(fd)
-        if self.view or self.workdir_tmpfs:
+        if self.view or self.space:
             linux.private_mount_namespace()
         if self.view:
             _show(self.view)
-        if self.workdir_tmpfs is not None:
-            linux.mount_tmpfs(*self.workdir_tmpfs, executable=True)  # a bot may build and run a helper there
-            os.chdir(self.workdir_tmpfs[0])  # Popen's chdir came first, into the directory now covered
+        if self.space is not None:
+            self.space.make()
         if self.uid is not None and self.gid is not None:
             os.setgroups([])
             os.setresgid(self.gid, self.gid, self.gid)

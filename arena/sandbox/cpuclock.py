@@ -25,7 +25,6 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,18 +60,57 @@ class CpuClock:
     def remove(self, timeout: float) -> None:
         """After the bot is killed: release what the clock holds."""
 
+    @property
+    def thawing(self) -> tuple[Path, bytes] | None:
+        """The file to write, and what, to thaw the bot: for the guardian of an arena that dies."""
+        return None
 
-class CgroupClock(CpuClock):
-    """A cgroup v2 directory: cpu.stat's usage_usec, cgroup.freeze."""
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        """The cgroups made for the clock alone."""
+        return ()
+
+
+class _FreezerFile(CpuClock):
+    """A clock frozen and thawed by writing a cgroup file (what to write, and where, say the subclasses)."""
 
     kind = "cgroup"
+    FROZEN, THAWED = b"1", b"0"
+    frozen = False
+    freezer_file: Path
+
+    def _write(self, value: bytes) -> None:
+        with contextlib.suppress(FileNotFoundError):  # removed: the bot is gone
+            fd = os.open(self.freezer_file, os.O_WRONLY)
+            try:
+                os.write(fd, value)
+            finally:
+                os.close(fd)
+
+    def freeze(self) -> None:
+        if not self.frozen:
+            self._write(self.FROZEN)
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.frozen:
+            self._write(self.THAWED)
+            self.frozen = False
+
+    @property
+    def thawing(self) -> tuple[Path, bytes]:
+        return self.freezer_file, self.THAWED
+
+
+class CgroupClock(_FreezerFile):
+    """A cgroup v2 directory: cpu.stat's usage_usec, cgroup.freeze."""
 
     def __init__(self, path: Path, owned: bool) -> None:
         self.path = path
         self.owned = owned
         """Made for the clock alone (else it is the bot's memory cgroup, which BotCgroup removes)."""
         self._stat = os.fsencode(path / "cpu.stat")
-        self.frozen = False
+        self.freezer_file = path / "cgroup.freeze"
 
     def __repr__(self) -> str:
         return f"<CgroupClock {self.path}>"
@@ -99,41 +137,27 @@ class CgroupClock(CpuClock):
                 return int(line.split()[1]) * 1000
         return 0
 
-    def _set_freeze(self, value: bytes) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            fd = os.open(self.path / "cgroup.freeze", os.O_WRONLY)
-            try:
-                os.write(fd, value)
-            finally:
-                os.close(fd)
-
-    def freeze(self) -> None:
-        if not self.frozen:
-            self._set_freeze(b"1")
-            self.frozen = True
-
-    def thaw(self) -> None:
-        if self.frozen:
-            self._set_freeze(b"0")
-            self.frozen = False
-
     def remove(self, timeout: float) -> None:
         self.thaw()
         if self.owned:
             _remove(self.path, timeout)
 
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        return (self.path,) if self.owned else ()
 
-class V1Clock(CpuClock):
+
+class V1Clock(_FreezerFile):
     """A cgroup in each of the v1 freezer and cpuacct hierarchies."""
 
-    kind = "cgroup"
+    FROZEN, THAWED = b"FROZEN", b"THAWED"  # a frozen v1 process does not even die before it is thawed
 
     def __init__(self, freezer: Path, cpuacct: Path) -> None:
         self.freezer = freezer
         self.cpuacct = cpuacct
         self.owned = True
         self._usage = os.fsencode(cpuacct / "cpuacct.usage")
-        self.frozen = False
+        self.freezer_file = freezer / "freezer.state"
 
     def __repr__(self) -> str:
         return f"<V1Clock {self.freezer} {self.cpuacct}>"
@@ -154,28 +178,14 @@ class V1Clock(CpuClock):
         finally:
             os.close(fd)
 
-    def _set_state(self, value: bytes) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            fd = os.open(self.freezer / "freezer.state", os.O_WRONLY)
-            try:
-                os.write(fd, value)
-            finally:
-                os.close(fd)
-
-    def freeze(self) -> None:
-        if not self.frozen:
-            self._set_state(b"FROZEN")
-            self.frozen = True
-
-    def thaw(self) -> None:
-        if self.frozen:
-            self._set_state(b"THAWED")  # a frozen v1 process does not even die before it is thawed
-            self.frozen = False
-
     def remove(self, timeout: float) -> None:
         self.thaw()
-        for path in (self.freezer, self.cpuacct):
+        for path in self.own_cgroups:
             _remove(path, timeout)
+
+    @property
+    def own_cgroups(self) -> tuple[Path, ...]:
+        return (self.freezer, self.cpuacct)
 
 
 def _remove(path: Path, timeout: float) -> None:
@@ -301,21 +311,14 @@ class Parents:
     directories: tuple[Path, ...]
 
 
-_found_lock = threading.Lock()
-_found: dict[int, Parents | str] = {}  # by pid: a forked child looks again
-
-
+@cgroups.once_per_process
 def parent() -> Parents | str:
-    """Where this process makes bots' clock cgroups, or why it cannot: found once per process."""
-    with _found_lock:
-        found = _found.get(os.getpid())
-        if found is None:
-            found = _find()
-            _found[os.getpid()] = found
-            if isinstance(found, Parents):
-                for directory in found.directories:
-                    cgroups.remove_stale(directory, PREFIX)
-        return found
+    """Where this process makes bots' clock cgroups, or why it cannot."""
+    found = _find()
+    if isinstance(found, Parents):
+        for directory in found.directories:
+            cgroups.remove_stale(directory, PREFIX)
+    return found
 
 
 def _find() -> Parents | str:

@@ -16,7 +16,21 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, command, cpuclock, disk, levels, linux, memwatch, plans, reaper, users, views
+from arena.sandbox import (
+    bwrap,
+    cgroups,
+    command,
+    cpuclock,
+    disk,
+    guardian,
+    levels,
+    linux,
+    memwatch,
+    plans,
+    reaper,
+    users,
+    views,
+)
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
@@ -75,19 +89,18 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
 
 
-def _disk_space(
-    level: SandboxLevel, spec: LaunchSpec, base: Path, user: users.BotUser | None, probe: str
-) -> disk.DiskSpace | None:
-    """Where the bot writes and how its disk_mb is held (disk.py): a tmpfs wherever it gets a mount namespace."""
+def _disk_space(level: SandboxLevel, spec: LaunchSpec, base: Path, mounts: bool) -> disk.DiskSpace | None:
+    """Where the bot writes and how its disk_mb is held (disk.py): a tmpfs wherever it gets a mount namespace
+    (mounts: a basic bot's child can make one)."""
     disk_mb = spec.limits.disk_mb
     if level is SandboxLevel.NONE:
         return None
     if level is SandboxLevel.STRICT:
-        return disk.DiskSpace.of(disk.DiskKind.TMPFS, disk.inner_workdir(base), disk_mb)
-    owner = user.uid if user is not None else None
-    if user is not None and (probe == "views" or levels.views_problem() is None):
-        return disk.DiskSpace.of(disk.DiskKind.TMPFS, base / "work", disk_mb, owner)
-    return disk.DiskSpace.of(disk.DiskKind.MEASURED, base / "work", disk_mb, owner)
+        inner = disk.inner_workdir(base)
+        return disk.DiskSpace.tmpfs(inner, Path("/tmp"), disk_mb)
+    if mounts:
+        return disk.DiskSpace.tmpfs(base / "work", base / "work", disk_mb)
+    return disk.DiskSpace.measured(base / "work", disk_mb)
 
 
 def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpuclock.V1Clock | None:
@@ -180,6 +193,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     popen: subprocess.Popen[bytes] | None = None
     cgroup: cgroups.BotCgroup | None = None
     clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
+    place: plans.Place | None = None
     try:
         if level is not SandboxLevel.NONE:
             cgroup, limits = _memory_limit(spec.limits)
@@ -197,12 +211,13 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             if bwrap_path is None:
                 raise SandboxError(f"{bwrap.wanted()} not found")
             plans.check_strict(spec, argv, workdir)
-        view = views.EMPTY
+        view, problem = views.EMPTY, None
         if user is not None:
             os.chmod(base, 0o711)  # before planning: the bot's own box is never a reason for a view
             view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
-            problem = levels.views_problem() if view and probe != "views" else None
-            if problem is not None:
+            if (view or level is SandboxLevel.BASIC) and probe != "views":  # a mount namespace is wanted
+                problem = levels.views_problem()
+            if problem is not None and view:
                 # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
                 # cannot start.
                 if not probe:
@@ -213,7 +228,7 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             os.chown(workdir, user.uid, user.gid)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
-        space = _disk_space(level, spec, base, user, probe)
+        space = _disk_space(level, spec, base, mounts=user is not None and problem is None)
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:
@@ -245,6 +260,12 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
                 umask=plan.umask,
             )
 
+        guardian.watch(
+            place.marker,
+            uid=user.uid if user else None,
+            thaw=clock.thawing if clock else None,
+            cgroups=(*(clock.own_cgroups if clock else ()), *((cgroup.path,) if cgroup else ())),
+        )
         try:
             popen = spawner.run(spawn, on_late=_kill_late)
         except (OSError, subprocess.SubprocessError) as error:
@@ -281,6 +302,8 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             remove_base(base)
         if user is not None:
             user.release()
+        if place is not None and popen is None:
+            guardian.forget(place.marker)  # never started; a started one stays watched, as it may live on
         raise
     if space is not None and space.kind is disk.DiskKind.TMPFS and level is SandboxLevel.BASIC:
         bot.files_path()  # held now, while the bot surely runs (strict's appears once bwrap has set it up)

@@ -15,6 +15,8 @@ CLONE_NEWNS = 0x00020000
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MS_NOEXEC = 0x8
+MS_RDONLY = 0x1
+MS_REMOUNT = 0x20
 MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
@@ -60,6 +62,15 @@ def private_mount_namespace() -> None:
 def bind_mount(source: bytes, target: bytes) -> None:
     """Bind source on target (recursively) in the current mount namespace."""
     _check(_libc().mount(source, target, None, MS_BIND | MS_REC, None), f"bind mount {source!r}")
+
+
+def read_only(target: bytes, flags: int) -> None:
+    """Show target read-only in the current mount namespace: bound on itself with what is mounted under it, then
+    that bind remounted read-only (the mounts under it keep their own flags). flags: the MS_NOSUID, MS_NODEV,
+    MS_NOEXEC it has, which a remount must repeat."""
+    bind_mount(target, target)
+    remount = MS_REMOUNT | MS_BIND | MS_RDONLY | flags
+    _check(_libc().mount(b"none", target, None, remount, None), f"remount {target!r} read-only")
 
 
 def mount_tmpfs(target: bytes, options: bytes, *, executable: bool = False) -> None:

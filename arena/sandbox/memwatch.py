@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from arena.sandbox import procfs
+from arena.sandbox.watcher import Watcher
 
 log = logging.getLogger(__name__)
 
@@ -55,46 +55,20 @@ def _tree(roots: list[int], children: dict[int, list[int]], table: dict[int, pro
     return found
 
 
-class MemoryWatch:
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._watched: dict[int, Watched] = {}
-        self._thread: threading.Thread | None = None
-        self._orphans: dict[Member, int] = {}  # an orphan, by pid and start time -> the root of its bot (0: none)
-        os.register_at_fork(after_in_child=self._forget)
+class MemoryWatch(Watcher[Watched]):
+    thread_name = "arena-sandbox-memory"
 
     def _forget(self) -> None:
-        """After a fork: the child watches none of its parent's bots, and has no watch thread yet."""
-        self._lock = threading.Lock()
-        self._watched = {}
-        self._thread = None
-        self._orphans = {}
+        super()._forget()
+        self._orphans: dict[Member, int] = {}  # an orphan, by pid and start time -> the root of its bot (0: none)
 
-    def add(self, watched: Watched) -> None:
-        with self._lock:
-            self._watched[watched.root] = watched
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="arena-sandbox-memory", daemon=True)
-                self._thread.start()
-
-    def remove(self, root: int) -> None:
-        with self._lock:
-            self._watched.pop(root, None)
-
-    def _loop(self) -> None:
-        while True:
-            with self._lock:
-                watched = list(self._watched.values())
-                if not watched:
-                    self._thread = None
-                    return
-            started = time.monotonic()
-            try:
-                self.look(watched)
-            except Exception:  # a look that fails must not end the watch: memory limits would silently stop
-                log.exception("sandbox: the memory watch failed to look at its bots")
-            cost = time.monotonic() - started
-            time.sleep(max(WATCH_INTERVAL_S, COST_SHARE * cost))
+    def look_all(self, watched: list[Watched]) -> float:
+        started = time.monotonic()
+        try:
+            self.look(watched)
+        except Exception:  # a look that fails must not end the watch: memory limits would silently stop
+            log.exception("sandbox: the memory watch failed to look at its bots")
+        return max(WATCH_INTERVAL_S, COST_SHARE * (time.monotonic() - started))
 
     def look(self, watched: list[Watched]) -> None:
         """One pass: measure every watched bot, stop those over their limit."""

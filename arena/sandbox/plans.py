@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.sandbox import bwrap, command, disk, procfs
-from arena.sandbox.child import ChildSetup
+from arena.sandbox.child import ChildSetup, OwnSpace
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB, rlimits
 from arena.sandbox.spec import LaunchSpec, SandboxLevel
@@ -117,9 +117,15 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
     environment."""
     user = place.user
     marker = (procfs.MARKER_VARIABLE, place.marker)
-    tmpfs = None
+    space = None
     if user is not None and place.disk is not None and place.disk.kind is disk.DiskKind.TMPFS:
-        tmpfs = (os.fsencode(place.workdir), disk.tmpfs_options(place.disk, user.uid, user.gid))
+        limit, files = place.disk.limit_bytes, place.disk.max_files
+        space = OwnSpace(
+            workdir=os.fsencode(place.workdir),
+            workdir_options=disk.tmpfs_options(limit, files, user.uid, user.gid),
+            shm_options=disk.tmpfs_options(disk.shm_bytes(limit), files, user.uid, user.gid, mode=0o1777),
+            read_only=disk.writable_by_anyone(),
+        )
     return Plan(
         argv=argv,
         env=command.environment(SandboxLevel.BASIC, place.workdir, spec.env, marker=marker),
@@ -127,7 +133,7 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
         setup=ChildSetup(
             parent_pid=os.getpid(),
             view=place.view,
-            workdir_tmpfs=tmpfs,
+            space=space,
             uid=user.uid if user else None,
             gid=user.gid if user else None,
             rlimits=rlimits(spec.limits, own_uid=user is not None),

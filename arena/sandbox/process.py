@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import cpuclock, disk, diskwatch, faults, memwatch, procfs, reaper, users
+from arena.sandbox import cpuclock, disk, diskwatch, faults, guardian, memwatch, procfs, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
@@ -55,6 +55,7 @@ def close_fd(fd: int) -> None:
 def remove_base(base: Path) -> None:
     """Remove a bot's private tree: the workdir with its contents, and the copies of its closed files."""
     for inside in ("work", "files"):
+        disk.make_removable(base / inside)  # a bot may have left directories its own UID cannot enter
         shutil.rmtree(base / inside, ignore_errors=True)
     try:
         base.rmdir()
@@ -62,22 +63,6 @@ def remove_base(base: Path) -> None:
         pass
     except OSError:
         log.error("sandbox: cannot remove %s", base)
-
-
-def _open_space(path: str, host_workdir: Path) -> int | None:
-    """A descriptor of the bot's own tmpfs at path, or None while path still leads to the host's filesystem
-    (its sandbox is not set up yet: the host has a directory at the same path)."""
-    try:
-        fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if os.fstat(fd).st_dev != os.stat(host_workdir).st_dev:
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
 
 
 class BotProcess:
@@ -111,6 +96,10 @@ class BotProcess:
         self.pid = popen.pid
         self.level = level
         self.workdir = workdir
+        """On the host; at strict and at basic as root an empty place-holder, the bot's own being a tmpfs of its
+        mount namespace (read it through files_path())."""
+        self.seen_workdir = disk.workdir if disk is not None else workdir
+        """The bot's workdir at the path the bot sees it (its cwd, HOME and TMPDIR)."""
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self.command = spec.command
@@ -130,6 +119,7 @@ class BotProcess:
         self._usage: resource.struct_rusage | None = None
         self._status_lost = False
         self._killed_by_arena = False
+        self._all_gone = False  # killed, and none of its processes found left: the guardian may forget it
         self._closed = False
         self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
         self._cgroup = cgroup
@@ -148,12 +138,12 @@ class BotProcess:
                 limit_bytes=spec.limits.memory_mb * 1024 * 1024 if enforced else None,
                 stop=self._stop_for_memory,
             )
-            memwatch.watch.add(self._watched)
+            memwatch.watch.add(self.pid, self._watched)
         self._disk_fault: str | None = None
-        self._space_fd: int | None = None
+        self._space_fds: list[int] | None = None
         self._disk: diskwatch.Watched | None = None
         if disk is not None:
-            self._disk = diskwatch.Watched(disk, self.files_path, self._live_pids, self._stop_for_disk)
+            self._disk = diskwatch.Watched(disk, self._disk_usage, self._live_pids, self._stop_for_disk)
             diskwatch.watch.add(self.pid, self._disk)
         with _registry_lock:
             _live[self.pid] = self
@@ -241,21 +231,48 @@ class BotProcess:
         bound of what any one of them has used)."""
         return procfs.tree_cpu_seconds(self.pid)
 
-    def files_path(self) -> str | None:
-        """Where the arena reads the bot's workdir while it runs: its tmpfs is in the bot's own mount namespace,
-        reached through /proc/PID/root and then held by a descriptor, so that it stays readable until kill()
-        even once the bot has exited. None before its sandbox is up, or when it ended before ever being seen."""
+    def _space(self) -> list[int] | None:
+        """Descriptors of the bot's tmpfs mounts (caller holds the lock), opened through /proc/PID/root once its
+        sandbox is up and then held, so that they stay readable until kill() even once the bot has exited."""
         space = self._disk.space if self._disk is not None else None
         if space is None or space.kind is disk.DiskKind.MEASURED:
-            return str(self.workdir)
-        if not self._lock.acquire(blocking=False):  # the watch's thread: kill() may hold it for seconds
+            return None
+        if self._space_fds is None and self._pidfd >= 0:
+            inside = self._sandbox_init() if self.level is SandboxLevel.STRICT else self.pid
+            if inside is not None and inside > 0:
+                fds = [disk.open_tmpfs(f"/proc/{inside}/root{path}", size) for path, size in space.mounts]
+                if all(fd is not None for fd in fds):
+                    self._space_fds = [fd for fd in fds if fd is not None]
+                else:
+                    for fd in fds:
+                        if fd is not None:
+                            close_fd(fd)
+        return self._space_fds
+
+    def files_path(self) -> str | None:
+        """Where the arena reads the bot's workdir while it runs (its tmpfs is in the bot's own mount namespace):
+        None before its sandbox is up, or when it ended before ever being seen."""
+        with self._lock:
+            fds = self._space()
+            if self._disk is None or self._disk.space.kind is disk.DiskKind.MEASURED:
+                return str(self.workdir)
+            if fds is None:
+                return None
+            inside = self._disk.space.workdir.relative_to(self._disk.space.mounts[0][0])
+            return f"/proc/self/fd/{fds[0]}/{inside}"
+
+    def _disk_usage(self) -> disk.Usage | None:
+        """What the bot has written now; None while its space cannot be seen, or the lock is taken (the watch's
+        thread never waits for it: kill() may hold it for seconds)."""
+        if self._disk is None or not self._lock.acquire(blocking=False):
             return None
         try:
-            if self._space_fd is None and self._pidfd >= 0:
-                inside = self._sandbox_init() if self.level is SandboxLevel.STRICT else self.pid
-                if inside is not None and inside > 0:
-                    self._space_fd = _open_space(f"/proc/{inside}/root{space.path}", self.workdir)
-            return None if self._space_fd is None else f"/proc/self/fd/{self._space_fd}"
+            if self._disk.space.kind is disk.DiskKind.MEASURED:
+                return disk.tree_usage([self.workdir]) + disk.deleted_open_files(self._live_pids())
+            fds = self._space()
+            if fds is None:
+                return None
+            return sum((disk.filesystem_usage(fd) for fd in fds), disk.Usage(0, 0))
         finally:
             self._lock.release()
 
@@ -282,7 +299,7 @@ class BotProcess:
 
     def peak_disk(self) -> int:
         """The most, in bytes, the bot had written at one look (the watch's, or this one's while it runs), its
-        workdir and /tmp together; 0 at level none."""
+        workdir, /tmp and /dev/shm together; 0 at level none."""
         if self._disk is None:
             return 0
         if self._pidfd >= 0 and self._returncode is None:
@@ -348,6 +365,7 @@ class BotProcess:
             killed = code == -signal.SIGKILL and not self._killed_by_arena
             self._reap_sandbox_init(0.5 if killed else 0.0)  # SIGKILL may be the CPU hard limit: need the time
             memory_exceeded = self._memory_exceeded()
+            tmpfs = self._disk is not None and self._disk.space.kind is disk.DiskKind.TMPFS  # ENOSPC: its space
         self._capture.wait_eof(0.5)  # the last words (a MemoryError) may still be in the pipe
         ending = faults.Ending(
             returncode=code,
@@ -359,7 +377,7 @@ class BotProcess:
             file_size_marker=self._capture.contains(faults.FILE_SIZE_MARKERS),
             memory_exceeded=memory_exceeded,
             disk_fault=self._disk_fault,
-            disk_full_marker=self._capture.contains(faults.DISK_FULL_MARKERS),
+            disk_full_marker=tmpfs and self._capture.contains(faults.DISK_FULL_MARKERS),
         )
         return faults.classify(ending)
 
@@ -423,8 +441,7 @@ class BotProcess:
         reaper.reap_zombie_children(sessions={self.pid})  # session members that died unseen
         if uid is not None:
             swept = reaper.kill_user(uid, KILL_TIMEOUT_S, exclude={self.pid}) and swept
-            if self.level is SandboxLevel.BASIC:
-                disk.remove_owned(uid)
+        self._all_gone = swept and self._returncode is not None
         if self._user is not None:
             if swept and self._returncode is not None:
                 self._user.release()  # only a UID with no process left may go to another bot
@@ -434,6 +451,9 @@ class BotProcess:
     def _release(self) -> None:
         if self._watched is not None:
             memwatch.watch.remove(self.pid)
+        for space_fd in self._space_fds or ():
+            close_fd(space_fd)  # first: the tmpfs's pages are memory, charged to the cgroup removed next
+        self._space_fds = None
         try:
             self._final_peak = self._measure_peak()
             if self._cgroup is not None:
@@ -447,15 +467,17 @@ class BotProcess:
             log.exception("sandbox: releasing the CPU clock of bot pid %d failed", self.pid)
         if not self._capture.finish(timeout=1.0):
             log.warning("sandbox: the stderr of bot pid %d is still held open by some process", self.pid)
-        for fd in (self.stdin_fd, self.stdout_fd, self._info_fd, self._space_fd):
+        for fd in (self.stdin_fd, self.stdout_fd, self._info_fd):
             if fd is not None:
                 close_fd(fd)
-        self.stdin_fd = self.stdout_fd = self._info_fd = self._space_fd = None
+        self.stdin_fd = self.stdout_fd = self._info_fd = None
         close_fd(self._pidfd)
         self._pidfd = -1
         remove_base(self._base)
         with _registry_lock:
             _live.pop(self.pid, None)
+        if self._all_gone:
+            guardian.forget(self._marker)  # else it stays watched: the guardian tries again when the arena ends
 
     def __enter__(self) -> BotProcess:
         return self

@@ -6,6 +6,7 @@ Three nets, because a bot can leave its process group (setsid) and its parent (d
   (procfs.MARKER_VARIABLE); the arena finds and kills them wherever they are;
 - a bot with a UID of its own is swept by UID: kill(-1) sent *as that UID* reaches every process of it in
   one atomic pass, which also stops a fork bomb.
+An arena killed outright casts the last two through its guardian (guardian.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Properties of random matches: cards are conserved, matches end, nothing leaks, replays verify."""
+"""Properties of random matches: cards are conserved, matches end, nothing leaks, replays verify.
+
+Hypothesis draws every answer of a match (and its faults), so a failing match shrinks to one of few
+steps and first answers, not just to another seed."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ import functools
 import itertools
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
@@ -39,43 +44,117 @@ from arena.replay.lines import dump_line
 MAX_STEPS = 20_000
 
 
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A seat disqualified: the `seat`-th of those still in, for `reason`."""
+
+    seat: int
+    reason: FaultReason
+
+
+Step = int | Fault
+"""An answer, as its index in the decision's legal list, or a fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPlan:
+    """A whole match: its deals come from the seed, every answer and fault from `steps`."""
+
+    ruleset: str
+    players: int
+    seed: int
+    steps: tuple[Step, ...]
+
+
+def script(
+    ruleset: str,
+    players: int,
+    seed: int,
+    fault_steps: list[int],
+    answer: Callable[[int], int],
+    fault: Callable[[int], Fault],
+) -> MatchPlan:
+    """Play a match to its end, asking `answer(len(legal))` for each answer and `fault(seats left)` at each of
+    `fault_steps`: the plan that replays it."""
+    match = Match(RULESETS[ruleset], [f"bot{s}" for s in range(players)], seed)
+    steps: list[Step] = []
+    faults = sorted(fault_steps)
+    while match.phase is not Phase.OVER:
+        if len(steps) >= MAX_STEPS:
+            raise AssertionError(f"the match did not end within {MAX_STEPS} steps")
+        if match.phase is Phase.DEAL:
+            match.deal_round()
+            continue
+        step: Step
+        if faults and faults[0] <= len(steps):
+            faults.pop(0)
+            step = fault(players - len(match.disqualified))
+        else:
+            step = answer(len(match.decision.legal))  # type: ignore[union-attr]
+        _take(match, step)
+        steps.append(step)
+    return MatchPlan(ruleset, players, seed, tuple(steps))
+
+
+def _take(match: Match, step: Step) -> None:
+    if isinstance(step, Fault):
+        seat = [s for s in range(len(match.players)) if s not in match.disqualified][step.seat]
+        match.disqualify(seat, step.reason, "injected")
+    else:
+        match.apply(match.decision.legal[step])  # type: ignore[union-attr]
+
+
 @st.composite
-def match_plans(draw: st.DrawFn) -> tuple[str, int, int, list[int]]:
+def match_plans(draw: st.DrawFn) -> MatchPlan:
+    """A match whose every answer Hypothesis draws (an index into legal, which shrinks to the first answer),
+    with up to one fault a seat (which shrinks to none)."""
     ruleset = draw(st.sampled_from(sorted(RULESETS)))
     rules = RULESETS[ruleset]
     players = draw(st.integers(rules.min_players, rules.max_players))
     seed = draw(st.integers(0, 2**32 - 1))
-    faults = draw(st.lists(st.integers(0, 300), max_size=players))
-    return ruleset, players, seed, faults
+    fault_steps = draw(st.lists(st.integers(0, 300), max_size=players))
+    return script(
+        ruleset,
+        players,
+        seed,
+        fault_steps,
+        answer=lambda count: draw(st.integers(0, count - 1)),
+        fault=lambda left: Fault(draw(st.integers(0, left - 1)), draw(st.sampled_from(list(FaultReason)))),
+    )
 
 
-def play_random(
-    ruleset: str, players: int, seed: int, fault_steps: list[int], check=None, legal_lists: list | None = None
-) -> Match:
-    """Random legal play, a seat disqualified at each of `fault_steps`; `check` after every step.
+def random_plan(ruleset: str, players: int, seed: int, fault_steps: Sequence[int] = ()) -> MatchPlan:
+    """A match of random answers and faults from a seed: for a test that needs one match, not many."""
+    chooser = random.Random(seed ^ 0x5EED)
+    return script(
+        ruleset,
+        players,
+        seed,
+        list(fault_steps),
+        chooser.randrange,
+        lambda left: Fault(chooser.randrange(left), chooser.choice(list(FaultReason))),
+    )
+
+
+def play_random(plan: MatchPlan, check=None, legal_lists: list | None = None) -> Match:
+    """The match of `plan`, played again; `check` after every step.
 
     `legal_lists` collects the legal answers of every decision, in order.
     """
-    match = Match(RULESETS[ruleset], [f"bot{s}" for s in range(players)], seed)
-    rng = random.Random(seed ^ 0x5EED)
-    faults = sorted(fault_steps)
-    for step in range(MAX_STEPS):
-        if match.phase is Phase.OVER:
-            return match
-        if faults and faults[0] <= step:
-            faults.pop(0)
-            seat = rng.choice([s for s in range(players) if s not in match.disqualified])
-            match.disqualify(seat, rng.choice(list(FaultReason)), f"injected at step {step}")
-        elif match.phase is Phase.DEAL:
+    match = Match(RULESETS[plan.ruleset], [f"bot{s}" for s in range(plan.players)], plan.seed)
+    steps = iter(plan.steps)
+    while match.phase is not Phase.OVER:
+        if match.phase is Phase.DEAL:
             match.deal_round()
         else:
-            legal = match.decision.legal  # type: ignore[union-attr]
-            if legal_lists is not None:
-                legal_lists.append(legal)
-            match.apply(legal[rng.randrange(len(legal))])
+            step = next(steps)
+            if legal_lists is not None and not isinstance(step, Fault):
+                legal_lists.append(match.decision.legal)  # type: ignore[union-attr]
+            _take(match, step)
         if check is not None:
             check(match)
-    raise AssertionError(f"the match did not end within {MAX_STEPS} steps")
+    assert next(steps, None) is None, "the plan has steps past the end of its match"
+    return match
 
 
 def cards_on_table(match: Match) -> Counter[Card]:
@@ -91,21 +170,20 @@ def cards_on_table(match: Match) -> Counter[Card]:
 
 @settings(max_examples=60, deadline=None)
 @given(match_plans())
-def test_every_card_is_in_exactly_one_place_at_every_step(plan: tuple[str, int, int, list[int]]) -> None:
-    ruleset, players, seed, faults = plan
-    full_deck = Counter(RULESETS[ruleset].deck)
+def test_every_card_is_in_exactly_one_place_at_every_step(plan: MatchPlan) -> None:
+    full_deck = Counter(RULESETS[plan.ruleset].deck)
 
     def conserved(match: Match) -> None:
         if match.round:
             assert cards_on_table(match) == full_deck
 
-    play_random(ruleset, players, seed, faults, conserved)
+    play_random(plan, conserved)
 
 
 @settings(max_examples=60, deadline=None)
 @given(match_plans())
-def test_every_match_ends_with_a_ranking_of_every_seat(plan: tuple[str, int, int, list[int]]) -> None:
-    match = play_random(*plan)
+def test_every_match_ends_with_a_ranking_of_every_seat(plan: MatchPlan) -> None:
+    match = play_random(plan)
     result = match.result
     assert result is not None
     ranked = [seat for place in result.ranking for seat in place]
@@ -158,8 +236,8 @@ def scramble_secrets(record: Record, seat: int) -> Record:
 
 @settings(max_examples=60, deadline=None)
 @given(match_plans())
-def test_no_event_or_view_shows_a_seat_what_it_may_not_know(plan: tuple[str, int, int, list[int]]) -> None:
-    ruleset, players, seed, faults = plan
+def test_no_event_or_view_shows_a_seat_what_it_may_not_know(plan: MatchPlan) -> None:
+    players = plan.players
 
     def views_show_own_hand_only(match: Match) -> None:
         state = match.state()
@@ -170,7 +248,7 @@ def test_no_event_or_view_shows_a_seat_what_it_may_not_know(plan: tuple[str, int
             assert bool(view.legal) == (match.decision is not None and match.decision.seat == seat)
             assert view.deck == len(state.deck)
 
-    match = play_random(ruleset, players, seed, faults, views_show_own_hand_only)
+    match = play_random(plan, views_show_own_hand_only)
     for record in match.records:
         for seat in range(players):
             assert project(record, seat) == project(scramble_secrets(record, seat), seat), (record, seat)
@@ -181,7 +259,7 @@ def test_no_event_or_view_shows_a_seat_what_it_may_not_know(plan: tuple[str, int
 
 def test_scrambling_does_change_what_a_leaky_projection_would_show() -> None:
     """The leak check can fail: a record's secrets do differ once scrambled."""
-    match = play_random("2019", 4, 99, [])
+    match = play_random(random_plan("2019", 4, 99))
     started = next(r for r in match.records if isinstance(r, RoundStarted))
     assert scramble_secrets(started, 0).hands[1] != started.hands[1]
     assert scramble_secrets(started, 0).hands[0] == started.hands[0]
@@ -192,11 +270,9 @@ def test_scrambling_does_change_what_a_leaky_projection_would_show() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(match_plans(), st.data())
-def test_replays_verify_and_fail_at_an_altered_decision_or_outcome(
-    plan: tuple[str, int, int, list[int]], data: st.DataObject
-) -> None:
+def test_replays_verify_and_fail_at_an_altered_decision_or_outcome(plan: MatchPlan, data: st.DataObject) -> None:
     legal_lists: list = []
-    match = play_random(*plan, legal_lists=legal_lists)
+    match = play_random(plan, legal_lists=legal_lists)
     lines = list(replay_lines(match, "prop"))
     assert verify(parse_replay([dump_line(line) for line in lines])).match is not None
 
@@ -206,7 +282,9 @@ def test_replays_verify_and_fail_at_an_altered_decision_or_outcome(
     if decisions and data.draw(st.booleans(), label="alter a decision"):
         k = data.draw(st.integers(0, len(decisions) - 1), label="decision")
         legal = legal_lists[k]
-        universe = ActionTable(RULESETS[plan[0]], plan[1]).plays if isinstance(legal[0], Play) else _all_keeps()
+        universe = (
+            ActionTable(RULESETS[plan.ruleset], plan.players).plays if isinstance(legal[0], Play) else _all_keeps()
+        )
         wrong = data.draw(st.sampled_from(sorted(universe - set(legal), key=repr)), label="illegal answer")
         altered[decisions[k]]["action"] = action_json(wrong)
         index = decisions[k]
@@ -228,9 +306,9 @@ def _all_keeps() -> frozenset[Keep]:
 
 @settings(max_examples=30, deadline=None)
 @given(match_plans())
-def test_a_shared_event_feed_gives_each_seat_exactly_its_own_projection(plan: tuple[str, int, int, list[int]]) -> None:
-    match = play_random(*plan)
+def test_a_shared_event_feed_gives_each_seat_exactly_its_own_projection(plan: MatchPlan) -> None:
+    match = play_random(plan)
     feed = EventFeed(match)
-    for seat in range(plan[1]):
+    for seat in range(plan.players):
         expected = [event for record in match.records if (event := project(record, seat)) is not None]
         assert Observer(match, seat, feed).take_events() == expected

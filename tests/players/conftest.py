@@ -12,9 +12,18 @@ import pytest
 
 from arena.players.host import BotCommand, BotHost, Timing
 from arena.sandbox import Limits, SandboxLevel, resolve_level
+from tests.conftest import under_ci
 
 ROOT = Path(__file__).resolve().parents[2]
-LEVEL, _ = resolve_level(SandboxLevel.STRICT)
+LEVEL, WHY_NOT_STRICT = resolve_level(SandboxLevel.STRICT)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _strict_under_ci() -> None:
+    """The players' tests run their bots at strict where it works, else at basic; under CI strict must work."""
+    if LEVEL is not SandboxLevel.STRICT and under_ci():
+        pytest.fail(f"strict is not available here, so the players' tests would run at {LEVEL.value}: {WHY_NOT_STRICT}")
+
 
 ZMQ_PRELUDE = """
 import json, os, sys, time

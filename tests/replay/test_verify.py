@@ -10,7 +10,7 @@ import pytest
 from arena.errors import ReplayError, ReplayMismatch
 from arena.replay import parse_replay, read_replay, replay_lines, verify
 from arena.replay.lines import dump_line
-from tests.engine.test_properties import play_random
+from tests.engine.test_properties import play_random, random_plan
 
 SAMPLES = Path(__file__).parent / "samples"
 
@@ -47,7 +47,7 @@ def test_independent_invalid_replays_fail_at_the_wrong_line(name: str, line: int
 
 
 def _lines(ruleset: str, players: int, seed: int, faults: list[int]) -> list[dict]:
-    match = play_random(ruleset, players, seed, faults)
+    match = play_random(random_plan(ruleset, players, seed, faults))
     return list(replay_lines(match, f"m-{seed}"))
 
 
@@ -145,7 +145,7 @@ def test_unreadable_replays_name_the_file_and_line(tmp_path: Path) -> None:
 
 
 def test_a_replay_reproduces_the_match_exactly() -> None:
-    original = play_random("2019", 5, 77, [30])
+    original = play_random(random_plan("2019", 5, 77, [30]))
     result = verify(parse_replay([dump_line(line) for line in replay_lines(original, "x")]))
     assert result.match is not None
     assert list(result.match.records) == list(original.records)

@@ -24,6 +24,7 @@ from arena.cli import main
 from arena.config import load_config
 from arena.report import write_report
 from arena.runner.tournament import run_tournament
+from tests.conftest import missing
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -52,9 +53,7 @@ def _find(names: tuple[str, ...], variable: str) -> str | None:
 
 
 def _no_browser(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI installs chromium and chromium-driver (.ci/run), so this is a broken setup")
-    pytest.skip(reason)
+    missing(f"{reason} (Debian: apt-get install chromium chromium-driver)")
 
 
 @pytest.fixture(scope="module")

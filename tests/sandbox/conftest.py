@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, launch, resolve_level
+from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxLevel, guardian, launch, resolve_level
+from tests.conftest import missing
 
 ROOT = os.geteuid() == 0
 DEADLINE_S = 10.0
@@ -46,7 +47,7 @@ def poll_until(condition: Callable[[], object], timeout: float = DEADLINE_S, wha
 def strict_or_skip() -> None:
     level, warning = resolve_level(SandboxLevel.STRICT)
     if level is not SandboxLevel.STRICT:
-        pytest.skip(f"strict is not available here: {warning}")
+        missing(f"strict is not available here: {warning}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ def children_of_this_process() -> set[int]:
                 continue
             if raw[raw.rfind(b")") + 2 :].split()[1].decode() == me:
                 found.add(int(name))
-    return found
+    return found - {guardian.guardian_pid()}  # it lives as long as the test process
 
 
 def read_line(fd: int, timeout: float = DEADLINE_S) -> bytes:

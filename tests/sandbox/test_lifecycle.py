@@ -102,7 +102,7 @@ def test_the_environment_is_scrubbed_to_the_protocol_variables(bots: Bots, level
     extra = {"PWD"} if level is SandboxLevel.STRICT else {"ARENA_SANDBOX_ID"}
     assert expected <= set(env) <= expected | extra
     assert env["ARENA_TOKEN"] == "t0ken"
-    assert env["HOME"] == env["TMPDIR"] == seen["cwd"] == str(bot.workdir)
+    assert env["HOME"] == env["TMPDIR"] == seen["cwd"] == str(bot.seen_workdir)
     assert env["PATH"].startswith(str(Path(sys.prefix) / "bin") + ":")
     if ROOT:
         assert seen["uid"] >= 200_000, "as root, a bot runs under a UID of its own"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, SandboxError, SandboxLevel, bwrap, users
+from arena.sandbox import Limits, SandboxError, SandboxLevel, bwrap, disk, users
 from arena.sandbox.capture import TAIL_BYTES, StderrCapture
 from arena.sandbox.faults import Ending, classify, returncode_from_status
 from tests.sandbox.conftest import ROOT
@@ -125,7 +125,7 @@ def test_the_bwrap_command_line_shows_nothing_but_what_it_is_given(tmp_path: Pat
     assert args[args.index("--proc") + 1] == "/proc"
     assert args[args.index("--dev") + 1] == "/dev"
     tmpfs = [i for i, arg in enumerate(args) if arg == "--tmpfs"]
-    sizes = [(str(bwrap.SHM_BYTES), "/dev/shm"), (str(128 * 1024 * 1024), "/tmp")]
+    sizes = [(str(disk.SHM_BYTES), "/dev/shm"), (str(128 * 1024 * 1024), "/tmp")]
     assert [(args[i - 1], args[i + 1]) for i in tmpfs] == sizes
     assert args[args.index("--remount-ro") + 1] == "/dev", "only /dev/shm of /dev is writable"
     assert args[args.index("--dir") + 1] == str(workdir), "the workdir is a directory of /tmp"
