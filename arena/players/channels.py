@@ -15,6 +15,7 @@ from typing import cast
 
 import zmq
 from zmq.backend import Socket as _RawSocket
+from zmq.utils.monitor import parse_monitor_message
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
@@ -57,6 +58,12 @@ class ZmqChannel:
         self.monitor = self.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         self.peer: bytes | None = None
         """The routing id of the connection that said a valid hello: the bot."""
+        self._peer_fd: int | None = None
+        self._last_fd: int | None = None  # the connection the last message before the hello came on
+
+    def accept(self, identity: bytes) -> None:
+        """The last message read, a valid hello, came from the bot: from now on only its connection counts."""
+        self.peer, self._peer_fd = identity, self._last_fd
 
     def pollables(self) -> list[zmq.Socket]:
         return [self.socket, self.monitor]
@@ -78,9 +85,16 @@ class ZmqChannel:
     def arrivals(self, ready: Sequence[object]) -> list[tuple[bytes, Arrival]]:
         """Everything readable now, as (routing id, arrival); a drop has an empty routing id."""
         found = self._message() if self.socket in ready else []  # one; the next poll tells of more
-        if self.monitor in ready and _receive(self.monitor) is not None:
+        if self.monitor in ready and (event := _receive(self.monitor)) is not None and self._is_the_bots(event):
             found.insert(0, (b"", Dropped("the connection was dropped: a message over 64 KiB, or the socket closed")))
         return found
+
+    def _is_the_bots(self, event: list[bytes]) -> bool:
+        """Whether a disconnection is the bot's connection: another process that reaches the endpoint (where
+        the sandbox lets it) and hangs up must not cost the bot its match. Before the hello, any is."""
+        if self._peer_fd is None:
+            return True
+        return bool(parse_monitor_message(event)["value"] == self._peer_fd)
 
     def discard_stale(self) -> int:
         """Drop what arrived while no message awaited a reply (a second reply to one message): it must not
@@ -95,7 +109,11 @@ class ZmqChannel:
         (routing id, empty delimiter, payload), so a well-formed one costs two looks at RCVMORE."""
         socket = self.socket
         try:
-            identity = _recv(socket, _LAST)  # a ROUTER's routing id frame always has more after it
+            if self.peer is None:  # before the hello: note each message's connection (its descriptor)
+                frame = socket.recv(_LAST, copy=False)
+                identity, self._last_fd = frame.bytes, _source_fd(frame)
+            else:
+                identity = _recv(socket, _LAST)  # a ROUTER's routing id frame always has more after it
         except zmq.Again:
             return []
         frames = [_recv(socket, _LAST)]
@@ -107,8 +125,9 @@ class ZmqChannel:
         return [(identity, Garbled(f"expected an empty delimiter frame and one message frame, got {shape}"))]
 
     def close(self) -> None:
-        self.monitor.close(linger=0)
+        # Stop the monitor before closing its socket: libzmq's last event would go to a closed peer.
         self.socket.disable_monitor()
+        self.monitor.close(linger=0)
         self.socket.close(linger=0)
         self.path.unlink(missing_ok=True)
 
@@ -120,6 +139,13 @@ _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 # The Cython methods underneath pyzmq's Python wrappers: one message costs a few of these calls, and
 # the wrappers' argument handling, needed by none of them, was a measurable share of each move.
 _send, _recv, _get = _RawSocket.send, _RawSocket.recv, _RawSocket.get
+
+
+def _source_fd(frame: zmq.Frame) -> int | None:
+    try:
+        return int(frame.get(zmq.SRCFD))
+    except (zmq.ZMQError, AttributeError):  # a libzmq without it: every disconnection is the bot's, as before
+        return None
 
 
 def _receive(socket: zmq.Socket) -> list[bytes] | None:

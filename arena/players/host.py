@@ -276,7 +276,7 @@ class BotHost:
                     PlayerFault(FaultReason.HANDSHAKE, "hello has a wrong token (not this process's ARENA_TOKEN)")
                 )
             if isinstance(self._channel, ZmqChannel):
-                self._channel.peer = identity
+                self._channel.accept(identity)
             return
 
     def _welcome(self) -> None:

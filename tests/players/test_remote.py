@@ -262,14 +262,17 @@ def test_a_bot_with_another_token_fails_its_handshake(make_bot, host_for) -> Non
 def test_a_message_from_another_connection_on_the_bots_endpoint_is_not_taken_as_its_reply(make_bot, host_for) -> None:
     # Whoever else reaches the endpoint (a child of the bot, another bot where the sandbox does not keep it
     # out), its illegal answer arrives first and is ignored; only the bot's own connection, which said hello,
-    # answers for it. The bot waits a moment before its own reply so that the other one is read first.
+    # answers for it, and the other one hanging up is not the bot's connection dropping. The bot waits a moment
+    # before its own reply so that the other one's message and its hanging up are read first.
     on_act = """
     if acts == 1:
         other = context.socket(zmq.DEALER)
         other.linger = 0
         other.connect(os.environ["ARENA_ENDPOINT"])
         other.send_multipart([b"", json.dumps({"type": "action", "index": 999}).encode()])
-        time.sleep(0.3)  # and the other connection stays open: its closing would count as the bot's connection dropping
+        time.sleep(0.3)
+        other.close()  # and hangs up: that is not the bot's connection dropping
+        time.sleep(0.3)
     """
     victim = host_for(make_bot("victim", on_act=on_act))
     outcome = play([victim, RandomPlayer(1)])
