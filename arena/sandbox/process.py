@@ -212,7 +212,7 @@ class BotProcess:
     def _reap_sandbox_init(self, timeout: float) -> None:
         """Reap the sandbox's init if it re-parented to the arena: its rusage holds the bot's CPU time."""
         pid = self._sandbox_init()
-        if pid is None or self._returncode is None:
+        if pid is None or pid <= 0 or self._returncode is None:  # -1: reaped already (waiting for -1 is any child)
             return
         reaped = reaper.wait_pid(pid, timeout)
         if reaped is not None:

@@ -46,6 +46,8 @@ def become_subreaper() -> None:
 
 def wait_pid(pid: int, timeout: float) -> tuple[int, resource.struct_rusage] | None:
     """Reap child pid within timeout: (wait status, rusage), or None if it is still running or not our child."""
+    if pid <= 0:
+        raise ValueError(f"wait_pid({pid}) would wait for any child, or a process group")
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import os
 import select
+import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, launch
-from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, ROOT, Bots, read_line
+from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, launch, procfs
+from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, ROOT, Bots, poll_until, read_line
 
 
 @ALL_LEVELS
@@ -33,6 +34,19 @@ def test_a_bot_that_exits_with_status_one_is_a_crash(bots: Bots, level: SandboxL
     assert bot.returncode() == 1
     assert bot.exit_fault() == ("crash", "exited with status 1")
     assert b"something broke" in bot.stderr_log
+
+
+@ALL_LEVELS
+def test_releasing_a_bot_that_ended_reaps_no_other_child_of_the_arena(bots: Bots, level: SandboxLevel) -> None:
+    other = subprocess.Popen(["true"])
+    poll_until(lambda: procfs.stat(other.pid) and procfs.stat(other.pid).zombie, what="the other child to end")
+    bot = bots.start(level, "raise SystemExit(0)")
+    assert bot.wait(DEADLINE_S) == 0
+    assert bot.exit_fault() == ("crash", "exited with status 0")  # reaps what it may of the bot
+    bot.kill()
+    info = procfs.stat(other.pid)
+    assert info is not None and info.zombie, "the arena's other child was reaped in the bot's place"
+    assert other.wait(DEADLINE_S) == 0
 
 
 @ALL_LEVELS
