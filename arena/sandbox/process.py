@@ -438,7 +438,7 @@ class BotProcess:
             log.error("sandbox: bot pid %d did not die within %.0f s of SIGKILL", self.pid, KILL_TIMEOUT_S)
         self._reap_sandbox_init(KILL_TIMEOUT_S if self._returncode is not None else 0.0)
         swept = sweep.finish(KILL_TIMEOUT_S)
-        reaper.reap_zombie_children(sessions={self.pid})  # session members that died unseen
+        reaper.reap_zombie_children(sessions={self.pid}, timeout=KILL_TIMEOUT_S)  # members that died unseen
         if uid is not None:
             swept = reaper.kill_user(uid, KILL_TIMEOUT_S, exclude={self.pid}) and swept
         self._all_gone = swept and self._returncode is not None

@@ -185,16 +185,29 @@ class MarkedSweep:
             time.sleep(POLL_S)
 
 
-def reap_zombie_children(*, uids: range = range(0), sessions: Collection[int] = ()) -> None:
+def reap_zombie_children(*, uids: range = range(0), sessions: Collection[int] = (), timeout: float = 0.0) -> None:
     """Reap zombies re-parented to the arena that came from bots (a bot UID, or a bot's session).
 
     They may have died before the arena ever saw them, so neither their marker nor their UID sweep found them.
+    With a timeout, such a child still dying (its environment already gone, so no sweep tracked it) is killed
+    and waited for until it can be reaped.
     """
     me = os.getpid()
-    for pid in procfs.pids():
-        info = procfs.stat(pid)
-        if info is None or info.ppid != me or not info.zombie:
-            continue
-        ids = procfs.uids(pid)
-        if (ids is not None and ids[0] in uids) or info.sid in sessions or info.pgid in sessions:
-            _reap_if_ours(pid)
+    deadline = time.monotonic() + timeout
+    while True:
+        dying = False
+        for pid in procfs.pids():
+            info = procfs.stat(pid)
+            if info is None or info.ppid != me:
+                continue
+            ids = procfs.uids(pid)
+            if not ((ids is not None and ids[0] in uids) or info.sid in sessions or info.pgid in sessions):
+                continue
+            if info.zombie:
+                _reap_if_ours(pid)
+            elif timeout:
+                _signal(pid)
+                dying = True
+        if not dying or time.monotonic() >= deadline:
+            return
+        time.sleep(POLL_S)
