@@ -73,7 +73,7 @@ def match_data(match: Match, match_id: str, lines: Sequence[int] | None = None, 
         "players": display_names(match.players),
         "target": match.target,
         "values": dict(values),
-        "cards": CARDS,
+        "cards": list(CARDS),
         "records": [encoded for record in match.records if (encoded := encode(record)) is not None],
         "error": error,
     }
@@ -97,7 +97,8 @@ def replay_data(lines: Sequence[ReplayLine]) -> JSON | None:
         error = f"{where}: {mismatch.message}"
     if resimulation.match is None:
         return None
-    return match_data(resimulation.match, resimulation.match_id, numbers, error)
+    plain = error is None and numbers == list(range(1, len(numbers) + 1))
+    return match_data(resimulation.match, resimulation.match_id, None if plain else numbers, error)
 
 
 def script(data: JSON) -> str:
