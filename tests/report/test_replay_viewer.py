@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pytest
 
@@ -127,7 +128,7 @@ def check_full(shown: dict[str, Any], at: Position) -> None:
     assert shown["line"] == at.line and shown["kind"] == at.kind and shown["view"] == "full"
     assert shown["deck"] == len(state.deck)
     assert shown["deckCards"] == labels(state.deck)
-    assert shown["setAside"] == ([state.set_aside.label] if state.set_aside else [])
+    assert shown["setAside"] == ([state.set_aside.label] if state.set_aside is not None else [])
     assert shown["faceUp"] == labels(state.removed_face_up)
     for seat, got in enumerate(shown["seats"]):
         assert not got["hidden"]
@@ -146,7 +147,12 @@ class Viewer:
     """A match in the viewer: the report's one page and the match's name, or a page with its match inline."""
 
     page: Path
-    match: str | None = None
+    match_id: str | None = None
+
+    @property
+    def match(self) -> str | None:
+        """The match as the viewer's address names it."""
+        return None if self.match_id is None else quote(file_stem(self.match_id), safe="")
 
     def url(self, step: int, view: str = "full") -> str:
         chosen = "" if self.match is None else f"match={self.match}&"
@@ -155,7 +161,19 @@ class Viewer:
 
 
 def open_at(browser: WebDriver, page: Viewer, step: int, view: str = "full") -> None:
+    """Open the page at a step, and wait for the viewer to draw it: a match's data file loads after the page
+    (and a new `#match=` in the same page is a new data file, not a new page)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.get(page.url(step, view))
+    drawn = (
+        "const t = document.getElementById('table');"
+        " return t.dataset.line !== undefined && Number(t.dataset.step) === arguments[0]"
+        " && (arguments[1] === null || t.dataset.match === arguments[1]) && t.dataset.view === arguments[2];"
+    )
+    WebDriverWait(browser, 20, poll_frequency=0.02).until(
+        lambda driver: driver.execute_script(drawn, step, page.match_id, view)
+    )
     assert collect(browser)["step"] == step
 
 
@@ -164,7 +182,7 @@ def three_player_match(three_player: Tournament) -> tuple[Path, Viewer, list[Pos
     """The longest match of the Swiss tournament: its replay, its place in the viewer, the engine's positions."""
     replays = sorted((three_player.output / "replays").glob("*.jsonl"), key=lambda p: len(p.read_text()))
     replay = replays[-1]
-    return replay, Viewer(three_player.output / "report" / "viewer.html", file_stem(replay.stem)), positions(replay)
+    return replay, Viewer(three_player.output / "report" / "viewer.html", replay.stem), positions(replay)
 
 
 @pytest.fixture(scope="module")

@@ -584,6 +584,7 @@
   function setUp(d) {
     data = d;
     names = d.players;
+    table.dataset.match = d.match_id;
     steps = expand(d);
     $("title").textContent = "Match " + (d.match_id || "(no id)");
     document.title = "Match " + d.match_id + ": replay";
