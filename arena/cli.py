@@ -234,14 +234,22 @@ def _run(args: argparse.Namespace) -> int:
 
         config = replace(config, executor=replace(config.executor, type=ExecutorType.DASK, address=args.dask))
     _say_sandbox_fallback(config)
-    summary = run_tournament(config, restart=args.restart, progress=False if args.quiet else None)
+    _retired_replay_pages(args.replay_pages)
+    from arena.report.live import LiveStandings
+
+    live = LiveStandings(config.output)
+    try:
+        summary = run_tournament(config, restart=args.restart, progress=False if args.quiet else None, live=live)
+    except BaseException:
+        live.stop()
+        raise
     kept = f", {summary.kept} kept from an earlier run" if summary.kept else ""
     print(
         f"{config.name}: {_plural(summary.matches, 'match', 'matches')} ({summary.played} played now{kept}),"
         f" {_plural(summary.faults, 'fault', 'faults')}, {summary.seconds:.1f} s"
     )
     print(f"results: {summary.output}")
-    print(f"report: {_write_report(summary.output, args.replay_pages)}")
+    print(f"report: {_write_report(summary.output)}")
     failures = failure_line(summary)
     if failures is not None:
         print(failures, file=sys.stderr)
@@ -274,37 +282,32 @@ def _say_sandbox_fallback(config: TournamentConfig) -> None:
 
 
 REPLAY_PAGES_HELP = (
-    "write replay viewer pages for at most N matches, those with faults first, or 'all' (the default;"
-    " a page takes about 30 ms and 100-400 KB, so a batch of thousands of matches may want fewer)"
+    "retired: every match is viewable (one viewer page and a file of a few KB per match); accepted and ignored"
 )
 
 
-def _pages(text: str) -> int | str:
-    """--replay-pages: a count, or "all"."""
-    if text == "all":
-        return text
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of pages or 'all', not {text!r}") from None
-    if count < 0:
-        raise argparse.ArgumentTypeError(f"at least 0, not {count}")
-    return count
+def _retired_replay_pages(given: str | None) -> None:
+    if given is not None:
+        print(
+            "arena: --replay-pages is retired and ignored: every match gets a small viewer file"
+            " (OUTPUT/report/matches/), opened by the one viewer page",
+            file=sys.stderr,
+        )
 
 
-def _write_report(output: Path, replay_pages: int | str | None) -> Path:
-    """The HTML report of `output`; a match whose replay cannot be read is named on stderr, without a page."""
-    from arena.report import REPLAY_PAGES, write_report
+def _write_report(output: Path) -> Path:
+    """The HTML report of `output`; a match whose replay cannot be read is named on stderr, without viewer data."""
+    from arena.report import write_report
 
-    pages = REPLAY_PAGES if replay_pages is None else None if replay_pages == "all" else int(replay_pages)
-    report = write_report(output, replay_pages=pages)
+    report = write_report(output)
     for problem in report.problems:
-        print(f"arena: no replay viewer page for {problem}", file=sys.stderr)
+        print(f"arena: no replay viewer data for {problem}", file=sys.stderr)
     return report.index
 
 
 def _report(args: argparse.Namespace) -> int:
-    print(f"report: {_write_report(args.output, args.replay_pages)}")
+    _retired_replay_pages(args.replay_pages)
+    print(f"report: {_write_report(args.output)}")
     return 0
 
 
@@ -467,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--restart", action="store_true", help="discard the results already in the output folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar (it is shown only on a terminal anyway)")
-    run.add_argument("--replay-pages", type=_pages, metavar="N", help=REPLAY_PAGES_HELP)
+    run.add_argument("--replay-pages", metavar="N", help=REPLAY_PAGES_HELP)
     run.set_defaults(run=_run)
 
     standings = commands.add_parser(
@@ -488,11 +491,12 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Write OUTPUT/report/index.html from the results in OUTPUT (finished or interrupted): standings with"
             " 95% intervals, head-to-head, a rating chart, every fault linked to its move, every match linked to"
-            " its replay viewer page (OUTPUT/report/replays/). Self-contained: open it from the disk, no network."
+            " the replay viewer (viewer.html, and a small data file per match in OUTPUT/report/matches/)."
+            " Self-contained: open it from the disk, no network."
         ),
     )
     report.add_argument("output", type=Path, help="the tournament's output folder")
-    report.add_argument("--replay-pages", type=_pages, metavar="N", help=REPLAY_PAGES_HELP)
+    report.add_argument("--replay-pages", metavar="N", help=REPLAY_PAGES_HELP)
     report.set_defaults(run=_report)
 
     results = commands.add_parser(

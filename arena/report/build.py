@@ -1,26 +1,28 @@
-"""Writes the report folder: OUTPUT/report/index.html and a viewer page per match under replays/."""
+"""Writes the report folder: OUTPUT/report/index.html, one viewer page, and a small data file per match.
+
+The per-match files (matches/NAME.js, a few kilobytes) are written by the worker that played the match,
+as it finishes (`arena.runner.worker`); the end of a run only writes the index. `write_report` also
+writes any data file that is missing (a tournament played before there were any, a cluster's worker
+without the output folder) from the stored replay, so `arena report OUTPUT` rebuilds everything.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ReplayError
 from arena.replay import read_replay
-from arena.report.data import MatchEntry, gather
-from arena.report.index_page import render_index, replay_href
-from arena.report.replay_page import render_replay
-from arena.report.steps import replay_steps
-from arena.runner.jobs import FaultRow
+from arena.report.compact import file_stem, replay_data, script
+from arena.report.data import TournamentData, gather
+from arena.report.index_page import Progress, render_index
+from arena.report.replay_page import MATCHES, VIEWER, render_viewer
 from arena.store import ResultStore
 from arena.store.disk import write_atomically, writing
 
 REPORT = "report"
-REPLAY_PAGES: int | None = None
-"""Viewer pages written by default: every match's. A batch of thousands of matches may ask for fewer
-(about 30 ms and 100-400 KB a page); matches with faults get theirs first."""
 
 log = logging.getLogger(__name__)
 
@@ -28,68 +30,87 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class Report:
     index: Path
-    pages: int
-    """Viewer pages written."""
+    matches: int
+    """Matches the viewer can open."""
     problems: list[str] = field(default_factory=list)
-    """Replays that could not be read: those matches have no viewer page."""
+    """Replays that could not be read: those matches cannot be opened in the viewer."""
 
 
-def write_report(output: Path, replay_pages: int | None = REPLAY_PAGES) -> Report:
-    """The report of the tournament in `output`, from its stored results and replays only.
+def matches_folder(output: Path) -> Path:
+    """Where the workers write each match's viewer data as they finish it."""
+    return output / REPORT / MATCHES
 
-    `replay_pages`: how many matches get a viewer page (None: all of them).
-    """
-    store = ResultStore.open_existing(output)
-    try:
-        data = gather(store)
-    finally:
-        store.close()
+
+def write_report(output: Path) -> Report:
+    """The report of the tournament in `output`, from its stored results and replays only: the index, the
+    viewer page, and each match's data file where it is missing. Files of matches no longer in the results
+    (a restarted tournament) are removed, and so are the per-match pages of older reports."""
+    data = _gather(output)
     folder = output / REPORT
-    replays = folder / "replays"
-    with writing(replays):
-        replays.mkdir(parents=True, exist_ok=True)
-    pages: dict[str, str] = {}
-    fault_steps: dict[FaultRow, int] = {}
+    matches = matches_folder(output)
+    with writing(matches):
+        matches.mkdir(parents=True, exist_ok=True)
+    viewable: set[str] = set()
     problems: list[str] = []
-    written: set[Path] = set()
-    for match in _with_pages(data.matches, replay_pages):
-        assert match.replay is not None
-        try:
-            steps = replay_steps(read_replay(match.replay))
-        except ReplayError as error:
-            problems.append(f"{match.match_id}: {error}")
-            log.warning("no viewer page for %s: %s", match.match_id, error)
+    for match in data.matches:
+        if match.replay is None or match.bye:
             continue
-        href = replay_href(match.match_id)
-        page = folder / href
-        write_atomically(page, render_replay(steps, back="../index.html"))
-        written.add(page)
-        pages[match.match_id] = href
-        for fault in match.faults:
-            step = None if fault.after_match else steps.fault_step(fault.seat)
-            fault_steps[fault] = step if step is not None else max(0, len(steps.steps) - 1)
-    for stale in replays.glob("*.html"):
-        if stale not in written:
-            stale.unlink()  # a page of a match no longer in the results (a restarted tournament)
-    index = folder / "index.html"
-    write_atomically(index, render_index(data, pages, fault_steps, str(output)))
-    return Report(index, len(pages), problems)
+        path = matches / f"{file_stem(match.match_id)}.js"
+        if not path.exists():
+            try:
+                rebuilt = replay_data(read_replay(match.replay))
+            except ReplayError as error:
+                rebuilt, why = None, str(error)
+            else:
+                why = "its first line starts no match"
+            if rebuilt is None:
+                problems.append(f"{match.match_id}: {why}")
+                log.warning("no viewer data for %s: %s", match.match_id, why)
+                continue
+            write_atomically(path, script(rebuilt))
+        viewable.add(match.match_id)
+    kept = {f"{file_stem(match_id)}.js" for match_id in viewable}
+    for stale in matches.glob("*.js"):
+        if stale.name not in kept:
+            stale.unlink()
+    shutil.rmtree(folder / "replays", ignore_errors=True)  # an older report's page per match
+    index = _write(output, data, viewable, None)
+    return Report(index, len(viewable), problems)
+
+
+def write_index(output: Path, progress: Progress | None = None) -> Path:
+    """Only the index (and the viewer page): the live standings of a running tournament, cheap enough to
+    write every few seconds. Every recorded match is linked; its data file is already there."""
+    data = _gather(output)
+    played = {match.match_id for match in data.matches if match.replay is not None and not match.bye}
+    return _write(output, data, played, progress)
 
 
 def write_replay_page(replay: Path, target: Path) -> str | None:
-    """A viewer page for one replay file; where the replay breaks the rules, the page stops there and
-    the problem is returned (the page says it too)."""
-    steps = replay_steps(read_replay(replay))
-    write_atomically(target, render_replay(steps))
-    return steps.error
+    """A viewer page for one replay file, its data inline; where the replay breaks the rules, the page stops
+    there and the problem is returned (the page says it too)."""
+    data = replay_data(read_replay(replay))
+    if data is None:
+        raise ReplayError(f"{replay}: its first line starts no match")
+    write_atomically(target, render_viewer(script(data)))
+    error = data["error"]
+    return None if error is None else str(error)
 
 
-def _with_pages(matches: Sequence[MatchEntry], most: int | None) -> list[MatchEntry]:
-    """The matches that get a viewer page: all of them, or up to `most`, those with faults first."""
-    played = [m for m in matches if m.replay is not None and not m.bye]
-    if most is None or len(played) <= most:
-        return played
-    first = [m for m in played if m.faults]
-    rest = [m for m in played if not m.faults]
-    chosen = {m.match_id for m in (first + rest)[: max(0, most)]}
-    return [m for m in played if m.match_id in chosen]
+def _gather(output: Path) -> TournamentData:
+    store = ResultStore.open_existing(output)
+    try:
+        return gather(store)
+    finally:
+        store.close()
+
+
+def _write(output: Path, data: TournamentData, viewable: set[str], progress: Progress | None) -> Path:
+    folder = output / REPORT
+    viewer = folder / VIEWER
+    page = render_viewer(back="index.html")
+    if not viewer.exists() or viewer.read_text(encoding="utf-8") != page:
+        write_atomically(viewer, page)
+    index = folder / "index.html"
+    write_atomically(index, render_index(data, viewable, str(output), progress))
+    return index

@@ -6,34 +6,41 @@ details included, since both come from people outside the arena. The page needs 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
 from html import escape
-from urllib.parse import quote
 
 from arena import __version__
 from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
 from arena.report.page import document, number, percent
+from arena.report.replay_page import viewer_href
 from arena.report.svg import colour, dash, interval_bar, line_chart
 from arena.runner.jobs import FaultRow
 
 FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet"}
 
 
-def replay_href(match_id: str, step: int | None = None) -> str:
-    """A match's viewer page, relative to the report's index; `step` opens it at that move."""
-    href = f"replays/{quote(match_id, safe='')}.html"
-    return href if step is None else f"{href}#step={step}"
+REFRESH_SECONDS = 3
+"""How often the live standings of a running tournament reload themselves in the browser."""
 
 
-def render_index(
-    data: TournamentData,
-    pages: Mapping[str, str],
-    fault_steps: Mapping[FaultRow, int],
-    output: str,
-) -> str:
-    """The page. `pages`: match id -> its viewer page (relative); `fault_steps`: the step each fault is at."""
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A tournament still running: matches recorded so far, of how many."""
+
+    done: int
+    total: int
+
+
+def render_index(data: TournamentData, viewable: Set[str], output: str, progress: Progress | None = None) -> str:
+    """The page. `viewable`: the matches the viewer can open; `progress`: the run is still going, so the
+    page says how far it is and reloads itself every few seconds (the final report does not)."""
     played = [m for m in data.matches if not m.bye]
-    status = "complete" if data.complete else "not finished (interrupted, or still running)"
+    if progress is not None:
+        status = f"in progress: {progress.done}/{progress.total}"
+    else:
+        status = "complete" if data.complete else "not finished (interrupted, or still running)"
+    running = "true" if progress is not None else "false"
     sections = [
         ("standings", "Standings"),
         ("head-to-head", "Head to head"),
@@ -47,21 +54,22 @@ def render_index(
         f'<h1 id="title">{escape(data.name)}</h1>',
         f'<p class="meta" id="summary">{escape(FORMATS.get(data.format, data.format))} · ruleset'
         f" {escape(data.ruleset)} · {data.players_per_match} per table · {len(data.bots)} bots ·"
-        f' {len(played)} matches played · <span id="status" data-complete="{str(data.complete).lower()}">'
-        f"{escape(status)}</span></p>",
+        f' {len(played)} matches played · <span id="status" data-complete="{str(data.complete).lower()}"'
+        f' data-running="{running}">{escape(status)}</span></p>',
         f'<nav class="sections">{nav}</nav>',
         "</header>",
         "<main>",
         _standings(data),
         _head_to_head(data.head_to_head),
         _chart(data.chart, data.standings),
-        _faults(data.faults, pages, fault_steps),
-        _matches(data, pages),
+        _faults(data.faults, viewable),
+        _matches(data, viewable),
         "</main>",
         f"<footer><p>loveletter-arena {escape(__version__)} · from the results in <code>{escape(output)}</code>"
         f" · regenerate with <code>arena report {escape(output)}</code></p></footer>",
     ]
-    return document(f"{data.name}: tournament report", "\n".join(body), page_class="report")
+    head = f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">' if progress is not None else ""
+    return document(f"{data.name}: tournament report", "\n".join(body), page_class="report", head=head)
 
 
 def _standings(data: TournamentData) -> str:
@@ -169,18 +177,19 @@ def _chart(chart: RatingChart, standings: Sequence[dict[str, object]]) -> str:
     )
 
 
-def _faults(faults: Sequence[FaultRow], pages: Mapping[str, str], fault_steps: Mapping[FaultRow, int]) -> str:
+def _faults(faults: Sequence[FaultRow], viewable: Set[str]) -> str:
     if not faults:
         return '<section id="faults"><h2>Faults</h2><p id="no-faults">No bot faulted.</p></section>'
     rows = []
     for fault in faults:
-        page = pages.get(fault.match_id)
-        step = fault_steps.get(fault)
-        match_cell = f'<a href="{escape(page)}">{escape(fault.match_id)}</a>' if page else escape(fault.match_id)
-        if page and step is not None:
-            move = f'<a class="move-link" href="{escape(page)}#step={step}">step {step}</a>'
+        if fault.match_id in viewable:
+            page = viewer_href(fault.match_id)
+            match_cell = f'<a href="{escape(page)}">{escape(fault.match_id)}</a>'
+            at = "the last step" if fault.after_match else "the fault"
+            move = f'<a class="move-link" href="{escape(viewer_href(fault.match_id, fault_seat=fault.seat))}">{at}</a>'
         else:
-            move = '<span class="none">no viewer page</span>'
+            match_cell = escape(fault.match_id)
+            move = '<span class="none">no viewer data</span>'
         tail = fault.stderr_tail.rstrip()
         stderr = (
             f"<details><summary>{len(tail.splitlines())} lines</summary><pre>{escape(tail)}</pre></details>"
@@ -203,7 +212,7 @@ def _faults(faults: Sequence[FaultRow], pages: Mapping[str, str], fault_steps: M
     )
 
 
-def _matches(data: TournamentData, pages: Mapping[str, str]) -> str:
+def _matches(data: TournamentData, viewable: Set[str]) -> str:
     hint = (
         '<p class="note">Each match opens in the replay viewer: step through it move by move, with everything'
         " face up or as one seat saw it.</p>"
@@ -216,16 +225,16 @@ def _matches(data: TournamentData, pages: Mapping[str, str]) -> str:
             parts.append(
                 f'<section class="candidate" data-candidate="{escape(candidate)}">'
                 f'<h3>{escape(candidate)} <span class="sub">{len(mine)} matches, {won} won</span></h3>'
-                f"{_match_table(mine, pages)}</section>"
+                f"{_match_table(mine, viewable)}</section>"
             )
         return f'<section id="matches"><h2>Matches, by candidate</h2>{hint}{"".join(parts)}</section>'
-    return f'<section id="matches"><h2>Matches</h2>{hint}{_match_table(list(data.matches), pages)}</section>'
+    return f'<section id="matches"><h2>Matches</h2>{hint}{_match_table(list(data.matches), viewable)}</section>'
 
 
-def _match_table(matches: Sequence[MatchEntry], pages: Mapping[str, str]) -> str:
+def _match_table(matches: Sequence[MatchEntry], viewable: Set[str]) -> str:
     rows = []
     for match in matches:
-        page = pages.get(match.match_id)
+        page = viewer_href(match.match_id) if match.match_id in viewable else None
         link = f'<a class="replay-link" href="{escape(page)}">{escape(match.match_id)}</a>' if page else ""
         ident = link or escape(match.match_id)
         if match.bye:

@@ -19,8 +19,9 @@ def asset(name: str) -> str:
     return files("arena.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def document(title: str, body: str, script: str = "", page_class: str = "") -> str:
-    """A whole page: the shared stylesheet inline, then `body` (already escaped HTML), then `script`."""
+def document(title: str, body: str, script: str = "", page_class: str = "", head: str = "") -> str:
+    """A whole page: the shared stylesheet inline, then `body` (already escaped HTML), then `script`;
+    `head`: more markup for the head (already escaped)."""
     tail = f"<script>\n{script}\n</script>\n" if script else ""
     body_class = f' class="{escape(page_class)}"' if page_class else ""
     return (
@@ -28,6 +29,7 @@ def document(title: str, body: str, script: str = "", page_class: str = "") -> s
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light">\n'
+        f"{head + chr(10) if head else ''}"
         f"<title>{escape(title)}</title>\n<style>\n{asset('report.css')}</style>\n</head>\n"
         f"<body{body_class}>\n{body}\n{tail}</body>\n</html>\n"
     )

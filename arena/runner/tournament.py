@@ -79,8 +79,12 @@ def run_tournament(
     restart: bool = False,
     executor: Callable[[TournamentConfig, int], Executor] = executor_for,
     progress: bool | None = None,
+    live: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
-    """Play every match of the tournament not yet in its output; Ctrl-C keeps what is finished."""
+    """Play every match of the tournament not yet in its output; Ctrl-C keeps what is finished.
+
+    `live`: called after each recorded match with (matches recorded, matches scheduled), e.g. to refresh
+    the live standings."""
     started = time.monotonic()
     meta = {
         "name": config.name,
@@ -137,6 +141,8 @@ def run_tournament(
                     store.record(done)
                     played += 1
                     faults += len(done.faults)
+                    if live is not None:
+                        live(played + kept, bar.total or scheduled)
                 postfix = {"faults": faults, "arena errors": len(failed)} if failed else {"faults": faults}
                 bar.set_postfix(postfix, refresh=False)
                 bar.update(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 import traceback
@@ -9,11 +10,13 @@ from dataclasses import replace
 
 from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
+from arena.errors import OutputDiskFull
 from arena.players import Player
 from arena.players.host import BotCommand, BotHost
 from arena.players.remote import RemotePlayer
 from arena.plugins import load_registry
 from arena.replay.lines import dump_line, replay_lines
+from arena.report import matches_folder, write_match_data
 from arena.runner.jobs import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.runner.referee import play_match
 
@@ -44,6 +47,9 @@ class MatchWorker:
         self.entries = {bot.name: bot for bot in config.bots}
         self.hosts: dict[str, BotHost] = {}
         self.registry = load_registry()
+        self.viewer_data = matches_folder(config.output) if config.output.is_dir() else None
+        """Where this worker writes each match's viewer data as it finishes it; None on a machine without
+        the output folder (a cluster's worker), where the report writes it from the replay instead."""
 
     def attempt(self, job: MatchJob) -> MatchDone | MatchFailed:
         """Play the match; an error on the arena's side (every bot's fault is a fault, not an error) fails
@@ -66,6 +72,7 @@ class MatchWorker:
             for f in outcome.faults
         )
         result = outcome.result
+        self._write_viewer_data(match, job.match_id)
         return MatchDone(
             job=job,
             winners=tuple(result.winners),
@@ -76,6 +83,15 @@ class MatchWorker:
             replay="".join(dump_line(line) for line in replay_lines(match, job.match_id)),
             peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
         )
+
+    def _write_viewer_data(self, match: Match, match_id: str) -> None:
+        """The match's file for the report's viewer, written here, as the match ends, rather than all at the
+        end of the run. It is derived from the replay: if it cannot be written (a full disk), the report
+        writes it from the replay later, and the match itself is not lost for it."""
+        if self.viewer_data is None:
+            return
+        with contextlib.suppress(OSError, OutputDiskFull):
+            write_match_data(self.viewer_data, match, match_id)
 
     def _player(self, name: str) -> Player:
         entry = self.entries[name]

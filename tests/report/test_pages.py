@@ -1,4 +1,4 @@
-"""The report's data, without a browser: the viewer's embedded states, broken replays, escaping, the CLI."""
+"""The report's files, without a browser: each match's data, broken replays, escaping, the CLI."""
 
 from __future__ import annotations
 
@@ -9,24 +9,24 @@ import re
 import shutil
 import sqlite3
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from arena.cli import main
-from arena.replay import Resimulation, parse_replay, read_replay
-from arena.report import replay_steps, write_report
-from arena.report.replay_page import render_replay
+from arena.replay import parse_replay, read_replay
+from arena.report import replay_data, write_report
+from arena.report.compact import script
+from arena.report.replay_page import render_viewer
 from tests.report.conftest import Tournament
 
 SAMPLES = Path(__file__).resolve().parents[1] / "replay" / "samples"
 SIX = SAMPLES / "valid" / "00000-2019-6p-1334274723.jsonl"
 
 
-def embedded(page: str) -> dict[str, object]:
-    """The JSON a viewer page embeds for its script."""
-    found = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)
+def inline_data(page: str) -> dict[str, Any]:
+    """The match data a page carries inline, as the viewer's global gets it."""
+    found = re.search(r"\(window\.ARENA_REPLAYS = window\.ARENA_REPLAYS \|\| \{\}\)\[(.*?)\] = (.*?);\n", page)
     assert found
-    return json.loads(found.group(1))
+    return json.loads(found.group(2))
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -36,42 +36,48 @@ def run_cli(*args: str) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("replay", sorted((SAMPLES / "valid").glob("*.jsonl")), ids=lambda path: path.stem)
-def test_a_seats_embedded_state_is_its_engine_view_and_nothing_more(replay: Path) -> None:
-    """What the page carries for "as seat N" (not only what it draws) holds no card seat N may not know."""
-    steps = replay_steps(read_replay(replay))
-    assert steps.error is None
-    views = []
-    for line, match in Resimulation(read_replay(replay)).steps():
-        if line.data["type"] in ("match_start", "round_start", "decision", "fault", "round_end", "match_end"):
-            views.append([match.view(seat) for seat in range(len(match.players))])
-    assert len(views) == len(steps.steps)
-    for step, seat_views in zip(steps.steps, views, strict=True):
-        for seat, (state, view) in enumerate(zip(step.seats, seat_views, strict=True)):
-            assert state["deck_cards"] is None and state["set_aside"] is None
-            assert state["deck"] == view.deck
-            hands = [player["hand"] for player in state["players"]]
-            assert hands == [[c.label for c in view.hand] if s == seat else None for s in range(len(hands))]
+def test_the_worker_writes_each_matchs_data_as_the_report_rebuilds_it_from_the_replay(two_player: Tournament) -> None:
+    """The file the worker wrote from its Match and the one `arena report` makes from the replay are the same
+    bytes: either can stand for the other (an older output, a cluster's worker without the output folder)."""
+    written = sorted((two_player.output / "report" / "matches").glob("*.js"))
+    replays = sorted((two_player.output / "replays").glob("*.jsonl"))
+    assert [p.stem for p in written] == [p.stem for p in replays] and written
+    for data, replay in zip(written, replays, strict=True):
+        rebuilt = replay_data(read_replay(replay))
+        assert rebuilt is not None and rebuilt["error"] is None
+        assert data.read_text() == script(rebuilt)
 
 
-def test_a_fault_is_found_at_its_own_step() -> None:
-    steps = replay_steps(read_replay(SIX))
-    lines = {seat: steps.steps[steps.fault_step(seat) or 0].line for seat in (1, 2)}
-    assert lines == {1: 2, 2: 23}
-    assert steps.steps[steps.fault_step(1) or 0].title.endswith("faults (handshake)")
-    assert steps.fault_step(0) is None
+def test_a_matchs_data_is_small_and_holds_no_step(two_player: Tournament, three_player: Tournament) -> None:
+    for tournament in (two_player, three_player):
+        for path in (tournament.output / "report" / "matches").glob("*.js"):
+            assert path.stat().st_size < 20_000
+            data = inline_data(path.read_text())
+            assert set(data) == {
+                "format",
+                "match_id",
+                "ruleset",
+                "seed",
+                "players",
+                "target",
+                "values",
+                "cards",
+                "records",
+                "error",
+            }
+    viewer = (two_player.output / "report" / "viewer.html").read_text()
+    assert "ARENA_REPLAYS = " not in viewer  # the one viewer page holds no match of its own
 
 
 def test_a_replay_that_breaks_the_rules_is_shown_up_to_the_bad_line(tmp_path: Path) -> None:
     bad = SAMPLES / "invalid" / "wrong-round-winner.jsonl"
-    steps = replay_steps(read_replay(bad))
-    assert steps.error is not None and steps.error.startswith("line 20: ")
-    assert steps.steps and steps.steps[-1].line < 20
+    data = replay_data(read_replay(bad))
+    assert data is not None and str(data["error"]).startswith("line 20: ")
+    assert data["lines"] and data["lines"][-1] < 20
     page = tmp_path / "bad.html"
     status, out, err = run_cli("replay", str(bad), "--html", str(page))
     assert status == 1 and f"{bad}:20: " in err and out.strip() == f"replay viewer: {page}"
-    text = page.read_text()
-    assert 'id="replay-error"' in text and "line 20: " in text
+    assert inline_data(page.read_text()) == data
 
 
 def test_names_and_details_from_outside_are_escaped() -> None:
@@ -83,27 +89,36 @@ def test_names_and_details_from_outside_are_escaped() -> None:
     fault = json.loads(lines[1])
     fault["detail"] = hostile
     replay = parse_replay([json.dumps(start), json.dumps(fault), *lines[2:]])
-    page = render_replay(replay_steps(replay))
-    assert "<b id=pwned>" not in page and page.count("</script>") == 2  # the data's and the viewer's
-    data = embedded(page)
-    assert data["players"][0] == hostile  # type: ignore[index]
-    assert hostile in json.dumps(data)
+    data = replay_data(replay)
+    assert data is not None
+    page = render_viewer(script(data))
+    assert "<b id=pwned>" not in page and page.count("</script>") == 1  # the viewer's own, once
+    shown = inline_data(page)
+    assert shown["players"][0] == hostile
+    assert hostile in json.dumps(shown)
 
 
-def test_arena_report_writes_the_index_and_a_page_per_match(two_player: Tournament, tmp_path: Path) -> None:
+def test_arena_report_rebuilds_every_matchs_data_and_removes_what_is_stale(
+    two_player: Tournament, tmp_path: Path
+) -> None:
     output = tmp_path / "copy"
     shutil.copytree(two_player.output, output)
-    status, out, _ = run_cli("report", str(output))
-    assert status == 0 and out.strip() == f"report: {output / 'report' / 'index.html'}"
-    pages = sorted(p.stem for p in (output / "report" / "replays").glob("*.html"))
-    assert pages == sorted(p.stem for p in (output / "replays").glob("*.jsonl"))
-    status, _, _ = run_cli("report", str(output), "--replay-pages", "2")
-    kept = sorted(p.stem for p in (output / "report" / "replays").glob("*.html"))
-    assert status == 0 and len(kept) == 2  # the others' stale pages are gone
+    matches = output / "report" / "matches"
+    before = {p.name: p.read_text() for p in matches.glob("*.js")}
+    shutil.rmtree(output / "report")  # as for an output written before there was a data file per match
+    (output / "report" / "replays").mkdir(parents=True)
+    (output / "report" / "replays" / "rr-0001.html").write_text("an older report's page")
+    status, out, err = run_cli("report", str(output))
+    assert status == 0 and out.strip() == f"report: {output / 'report' / 'index.html'}" and err == ""
+    assert {p.name: p.read_text() for p in matches.glob("*.js")} == before
+    assert not (output / "report" / "replays").exists()
+    (matches / "gone.js").write_text("a match no longer in the results")
+    status, _, err = run_cli("report", str(output), "--replay-pages", "2")
+    assert status == 0 and "--replay-pages is retired and ignored" in err
+    assert sorted(p.name for p in matches.glob("*.js")) == sorted(before)
     index = (output / "report" / "index.html").read_text()
-    faulted = {m for m in re.findall(r'<tr class="fault" data-match="([^"]+)"', index)}
-    assert set(kept) <= faulted  # matches with faults get their pages first
-    assert index.count('class="replay-link"') == 2
+    assert index.count('class="replay-link"') == len(before)
+    assert 'http-equiv="refresh"' not in index
 
 
 def test_an_interrupted_tournament_has_a_report_of_what_is_finished(two_player: Tournament, tmp_path: Path) -> None:
@@ -130,10 +145,3 @@ def test_a_faults_detail_and_stderr_are_text_on_the_report(two_player: Tournamen
     index = write_report(output).index.read_text()
     assert "<img src=x" not in index and "<script>alert" not in index
     assert "&lt;img src=x id=pwned&gt;" in index and "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in index
-
-
-def test_the_help_states_the_default_number_of_replay_pages() -> None:
-    from arena.cli import REPLAY_PAGES_HELP
-    from arena.report import REPLAY_PAGES
-
-    assert REPLAY_PAGES is None and "or 'all' (the default;" in REPLAY_PAGES_HELP

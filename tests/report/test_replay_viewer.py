@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pytest
 
@@ -22,7 +23,7 @@ from arena.cli import main
 from arena.engine import Card, Observer, TableState, View
 from arena.protocol import event_json
 from arena.replay import Resimulation, read_replay
-from arena.report.steps import KINDS
+from arena.report.compact import KINDS, file_stem
 from tests.report.conftest import Tournament, save_screenshot
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def check_full(shown: dict[str, Any], at: Position) -> None:
     assert shown["line"] == at.line and shown["kind"] == at.kind and shown["view"] == "full"
     assert shown["deck"] == len(state.deck)
     assert shown["deckCards"] == labels(state.deck)
-    assert shown["setAside"] == ([state.set_aside.label] if state.set_aside else [])
+    assert shown["setAside"] == ([state.set_aside.label] if state.set_aside is not None else [])
     assert shown["faceUp"] == labels(state.removed_face_up)
     for seat, got in enumerate(shown["seats"]):
         assert not got["hidden"]
@@ -141,23 +142,51 @@ def check_full(shown: dict[str, Any], at: Position) -> None:
         )
 
 
-def open_at(browser: WebDriver, page: Path, step: int, view: str = "full") -> None:
-    suffix = "" if view == "full" else f"&view={view}"
-    browser.get(f"{page.resolve().as_uri()}#step={step}{suffix}")
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """A match in the viewer: the report's one page and the match's name, or a page with its match inline."""
+
+    page: Path
+    match_id: str | None = None
+
+    @property
+    def match(self) -> str | None:
+        """The match as the viewer's address names it."""
+        return None if self.match_id is None else quote(file_stem(self.match_id), safe="")
+
+    def url(self, step: int, view: str = "full") -> str:
+        chosen = "" if self.match is None else f"match={self.match}&"
+        suffix = "" if view == "full" else f"&view={view}"
+        return f"{self.page.resolve().as_uri()}#{chosen}step={step}{suffix}"
+
+
+def open_at(browser: WebDriver, page: Viewer, step: int, view: str = "full") -> None:
+    """Open the page at a step, and wait for the viewer to draw it: a match's data file loads after the page
+    (and a new `#match=` in the same page is a new data file, not a new page)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(page.url(step, view))
+    drawn = (
+        "const t = document.getElementById('table');"
+        " return t.dataset.line !== undefined && Number(t.dataset.step) === arguments[0]"
+        " && (arguments[1] === null || t.dataset.match === arguments[1]) && t.dataset.view === arguments[2];"
+    )
+    WebDriverWait(browser, 20, poll_frequency=0.02).until(
+        lambda driver: driver.execute_script(drawn, step, page.match_id, view)
+    )
     assert collect(browser)["step"] == step
 
 
 @pytest.fixture(scope="module")
-def three_player_match(three_player: Tournament) -> tuple[Path, Path, list[Position]]:
-    """The longest match of the Swiss tournament: its replay, its viewer page, the engine's positions."""
+def three_player_match(three_player: Tournament) -> tuple[Path, Viewer, list[Position]]:
+    """The longest match of the Swiss tournament: its replay, its place in the viewer, the engine's positions."""
     replays = sorted((three_player.output / "replays").glob("*.jsonl"), key=lambda p: len(p.read_text()))
     replay = replays[-1]
-    page = three_player.output / "report" / "replays" / f"{replay.stem}.html"
-    return replay, page, positions(replay)
+    return replay, Viewer(three_player.output / "report" / "viewer.html", replay.stem), positions(replay)
 
 
 @pytest.fixture(scope="module")
-def six_player_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Position]]:
+def six_player_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Viewer, list[Position]]:
     """`arena replay FILE --html`: six seats, two faults, from the independent sample replays."""
     replay = SAMPLES / "valid" / "00000-2019-6p-1334274723.jsonl"
     page = tmp_path_factory.mktemp("viewer") / "six.html"
@@ -165,11 +194,11 @@ def six_player_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     with contextlib.redirect_stdout(stream):
         assert main(["replay", str(replay), "--html", str(page)]) == 0
     assert stream.getvalue().strip() == f"replay viewer: {page}"
-    return page, positions(replay)
+    return Viewer(page), positions(replay)
 
 
 def test_the_viewer_has_a_step_per_position_of_the_engine(
-    browser: WebDriver, three_player_match: tuple[Path, Path, list[Position]]
+    browser: WebDriver, three_player_match: tuple[Path, Viewer, list[Position]]
 ) -> None:
     _, page, truth = three_player_match
     open_at(browser, page, 0)
@@ -182,7 +211,7 @@ def test_the_viewer_has_a_step_per_position_of_the_engine(
 
 
 def test_keys_and_buttons_step_through_the_match(
-    browser: WebDriver, three_player_match: tuple[Path, Path, list[Position]]
+    browser: WebDriver, three_player_match: tuple[Path, Viewer, list[Position]]
 ) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -206,11 +235,11 @@ def test_keys_and_buttons_step_through_the_match(
     check_full(collect(browser), truth[3])
     browser.find_element("id", "prev").click()
     check_full(collect(browser), truth[2])
-    assert browser.current_url.endswith("#step=2")
+    assert browser.current_url.endswith(f"#match={page.match}&step=2")
 
 
 def test_the_slider_moves_over_the_whole_match(
-    browser: WebDriver, three_player_match: tuple[Path, Path, list[Position]]
+    browser: WebDriver, three_player_match: tuple[Path, Viewer, list[Position]]
 ) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -231,7 +260,7 @@ def test_the_slider_moves_over_the_whole_match(
 
 
 def test_a_round_ends_with_its_showdown(
-    browser: WebDriver, three_player_match: tuple[Path, Path, list[Position]], tmp_path: Path
+    browser: WebDriver, three_player_match: tuple[Path, Viewer, list[Position]], tmp_path: Path
 ) -> None:
     _, page, truth = three_player_match
     ends = [index for index, at in enumerate(truth) if at.kind == "round_end"]
@@ -298,7 +327,7 @@ def _check_seat_view(
 
 
 def test_as_seat_n_shows_exactly_what_that_seat_knew_at_every_step(
-    browser: WebDriver, six_player_page: tuple[Path, list[Position]]
+    browser: WebDriver, six_player_page: tuple[Viewer, list[Position]]
 ) -> None:
     page, truth = six_player_page
     private = 0
@@ -317,7 +346,7 @@ def test_as_seat_n_shows_exactly_what_that_seat_knew_at_every_step(
 
 
 def test_the_view_switch_changes_only_what_is_shown(
-    browser: WebDriver, three_player_match: tuple[Path, Path, list[Position]]
+    browser: WebDriver, three_player_match: tuple[Path, Viewer, list[Position]]
 ) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import Select
@@ -329,7 +358,7 @@ def test_the_view_switch_changes_only_what_is_shown(
     shown = collect(browser)
     assert shown["step"] == step
     _check_seat_view(shown, truth[step], 1, Counter(shown["log"]), truth[step - 1])
-    assert browser.current_url.endswith(f"#step={step}&view=1")
+    assert browser.current_url.endswith(f"step={step}&view=1")
     ActionChains(browser).send_keys("f").perform()
     check_full(collect(browser), truth[step])
     ActionChains(browser).send_keys("2").perform()
@@ -346,7 +375,7 @@ def test_a_hostile_name_is_shown_as_text(browser: WebDriver, tmp_path: Path) -> 
     replay.write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
     page = tmp_path / "hostile.html"
     assert main(["replay", str(replay), "--html", str(page)]) == 0
-    open_at(browser, page, 3)
+    open_at(browser, Viewer(page), 3)
     assert browser.find_elements("id", "pwned") == []
     assert browser.find_element("css selector", '.seat[data-seat="0"] .name').text == hostile
     assert hostile in browser.find_element("id", "round-log").text

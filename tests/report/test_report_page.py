@@ -118,7 +118,8 @@ def test_every_fault_links_to_its_move_in_the_replay_viewer(browser: WebDriver, 
     assert "index 999 is outside legal" in first.find_element("css selector", ".detail").text
     match_id = first.get_attribute("data-match")
     first.find_element("css selector", "a.move-link").click()
-    assert browser.current_url.split("#")[0].endswith(f"/report/replays/{match_id}.html")
+    assert browser.current_url.split("#")[0].endswith("/report/viewer.html")
+    assert f"match={match_id}&" in browser.current_url
     table = browser.find_element("id", "table")
     assert table.get_attribute("data-kind") == "fault"
     assert browser.find_element("id", "step-title").text == "bad faults (illegal)"
@@ -134,8 +135,9 @@ def test_every_match_links_to_its_replay_page(browser: WebDriver, two_player: To
         store.close()
     links = browser.find_elements("css selector", "#matches a.replay-link")
     assert [link.text for link in links] == ids
-    for link in links:
-        assert Path(two_player.index.parent, link.get_attribute("href").split("/report/")[1]).is_file()  # type: ignore[union-attr]
+    for link, match_id in zip(links, ids, strict=True):
+        assert (link.get_attribute("href") or "").endswith(f"/report/viewer.html#match={match_id}")
+        assert (two_player.index.parent / "matches" / f"{match_id}.js").is_file()
     links[0].click()
     assert browser.find_element("id", "title").text == f"Match {ids[0]}"
     browser.find_element("css selector", "a.back").click()
