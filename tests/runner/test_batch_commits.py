@@ -74,9 +74,7 @@ def test_a_batch_killed_outright_keeps_its_committed_batches_and_resumes_to_the_
     kept = results(config.output)
     assert 0 < len(kept) < 600
     assert all(row in expected_results for row in kept)  # whole matches, as the uninterrupted run decided them
-    assert {name: expected_replays[name] for name in recorded_replays(config.output)} == recorded_replays(
-        config.output
-    )
+    assert {name: expected_replays[name] for name in recorded_replays(config.output)} == recorded_replays(config.output)
     summary = run_tournament(config, progress=False)
     assert (summary.kept, summary.kept + summary.played) == (len(kept), 600)
     assert results(config.output) == expected_results
