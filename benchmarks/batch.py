@@ -28,6 +28,7 @@ import math
 import os
 import pstats
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -91,11 +92,11 @@ def engine_only(config_path: Path) -> dict[str, float]:
         makers[bot.name] = spec.player
     jobs = scheduled_jobs(config)
     settle_heap()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for job in jobs:
         match = Match(ruleset, list(job.seats), job.seed)
         play_match(match, [makers[name](config.timing.move_ms) for name in job.seats], job.match_id)
-    return {"matches": len(jobs), "seconds": time.perf_counter() - started}
+    return {"matches": len(jobs), "seconds": time.perf_counter() - started, "cpu_s": time.process_time() - cpu}
 
 
 def run_engine(config_path: Path) -> dict[str, float]:
@@ -105,10 +106,23 @@ def run_engine(config_path: Path) -> dict[str, float]:
     return result
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_loop(config: TournamentConfig, concurrency: int) -> dict[str, float]:
+    """The loop's wall time, and the CPU time of the parent and of its workers (reaped when the run ends;
+    their start-up included)."""
+    parent, workers = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     summary = run_tournament(replace(config, concurrency=concurrency), restart=True, progress=False)
     assert not summary.failed, summary.failed
-    return {"matches": summary.played, "seconds": summary.seconds}
+    return {
+        "matches": summary.played,
+        "seconds": summary.seconds,
+        "parent_cpu_s": _cpu(resource.RUSAGE_SELF) - parent,
+        "workers_cpu_s": _cpu(resource.RUSAGE_CHILDREN) - workers,
+    }
 
 
 SUMMARY_LINE = re.compile(r"^batch: .* (?P<seconds>[0-9.]+) s$", re.MULTILINE)
@@ -210,6 +224,16 @@ def main() -> None:
         "matches_per_s": {run: statistics.median(values) for run, values in rates.items()},
         "seconds": {run: statistics.median(m["seconds"] for m in values) for run, values in measured.items()},
     }
+    cpu_ms: dict[str, dict[str, float]] = {}
+    for run, values in measured.items():
+        if run == "engine":
+            cpu_ms[run] = {"engine": statistics.median(1000 * m["cpu_s"] / m["matches"] for m in values)}
+        elif run != "report":
+            cpu_ms[run] = {
+                who: statistics.median(1000 * m[f"{who}_cpu_s"] / m["matches"] for m in values)
+                for who in ("parent", "workers")
+            }
+    figures["cpu_ms_per_match"] = cpu_ms
     ratios: dict[str, list[float]] = {}
     if "engine" in rates and "c1" in rates:
         ratios["c1_over_engine"] = [c1 / engine for c1, engine in zip(rates["c1"], rates["engine"], strict=True)]
@@ -235,6 +259,8 @@ def main() -> None:
         )
         for run in runs:
             print(f"  {run:>6}: {figures['matches_per_s'][run]:8.1f} matches/s  ({figures['seconds'][run]:.2f} s)")
+        for run, split in cpu_ms.items():
+            print(f"  {run:>6}: CPU ms per match: " + ", ".join(f"{who} {ms:.2f}" for who, ms in split.items()))
         for name, spread in figures["ratios"].items():
             print(f"  {name}: {spread['median']:.2f} (min {spread['min']:.2f}, max {spread['max']:.2f})")
         if "report" in figures:
