@@ -4,8 +4,9 @@ One output folder holds one tournament. Opening it with a configuration whose ha
 stored one is refused (unless restarting), so results of two different tournaments never mix; opening
 it with the same configuration resumes: finished matches are kept and only the others are played.
 
-Inside `batched()`, recorded matches are committed together: when BATCH_MATCHES are waiting, or when the
-oldest has waited BATCH_SECONDS (a timer thread commits it even if no other match comes), and whatever waits
+Inside `batched()`, recorded matches are committed together: a match recorded when no commit was made in
+the last BATCH_SECONDS at once, the others when BATCH_MATCHES are waiting, or when the oldest has waited
+BATCH_SECONDS (a timer thread commits it even if no other match comes), and whatever waits
 when the batch ends, however it ends; on a disk short of room, every match at once. Only a process killed
 outright loses the matches of the batch it had not committed yet: their rows are absent, and resuming plays
 them again.
@@ -101,6 +102,8 @@ class ResultStore:
         self._pending: list[_Rows] = []
         """Recorded matches not committed yet, oldest first."""
         self._pending_since = 0.0
+        self._committed_at = 0.0
+        """When the last commit ended (time.monotonic())."""
         self._batching = False
         self._timer_error: BaseException | None = None
         """What a commit made by the timer thread raised, raised again in the caller's thread."""
@@ -187,8 +190,13 @@ class ResultStore:
         with self._lock:
             self._raise_timer_error()
             self._pending.append(rows)
-            if not self._batching or len(self._pending) >= BATCH_MATCHES or short_of_room(self.output):
-                self._commit_pending()  # near a full disk at once: what room is left goes to results first
+            if (
+                not self._batching
+                or len(self._pending) >= BATCH_MATCHES
+                or time.monotonic() - self._committed_at >= BATCH_SECONDS  # the first after a quiet second
+                or short_of_room(self.output)  # near a full disk at once: what room is left goes to results first
+            ):
+                self._commit_pending()
             elif len(self._pending) == 1:
                 self._pending_since = time.monotonic()
                 self._due.notify()
@@ -245,6 +253,7 @@ class ResultStore:
             return
         try:
             self._write(pending)
+            self._committed_at = time.monotonic()
         except Exception:
             if len(pending) == 1:
                 raise

@@ -175,7 +175,7 @@ def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(tournament_file: Ma
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if committed(config.output) >= 3:
+        if committed(config.output) >= 1:
             break
         time.sleep(0.1)
     assert find_processes(marker), "the bot programs should be running"
@@ -184,7 +184,7 @@ def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(tournament_file: Ma
     assert arena.returncode == 130, err
     assert "interrupted" in err
     kept = results(config.output)
-    assert 3 <= len(kept) < 6 * 20
+    assert 1 <= len(kept) < 6 * 20
     summary = run_tournament(config, progress=False)
     assert summary.kept == len(kept) and summary.kept + summary.played == summary.matches
 
@@ -198,7 +198,7 @@ def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_resu
     config = load_config(path)
     arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path)], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while committed(config.output) < 3 and time.monotonic() < deadline:
+    while committed(config.output) < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = children(arena.pid)
     os.kill(arena.pid, signal.SIGKILL)  # no cleanup code runs in the arena: its workers must notice
@@ -208,7 +208,7 @@ def test_an_arena_killed_outright_leaves_no_process_and_resumes_to_the_same_resu
         time.sleep(0.1)
     assert not find_processes(marker)
     assert workers and not alive(workers), "the arena's worker processes outlived it"
-    assert 3 <= len(results(config.output)) < 72  # killed while running
+    assert 1 <= len(results(config.output)) < 72  # killed while running
     run_tournament(config, progress=False)
     assert results(config.output) == results(whole.output)
 
