@@ -76,8 +76,12 @@ def replay_lines(match: Match, match_id: str) -> Iterator[JSON]:
             yield line
 
 
+_ENCODER = json.JSONEncoder(separators=(", ", ": "))
+"""json.dumps with these separators, without building an encoder for every line."""
+
+
 def dump_line(line: JSON) -> str:
-    return json.dumps(line, separators=(", ", ": ")) + "\n"
+    return _ENCODER.encode(line) + "\n"
 
 
 def write_lines(stream: IO[str], lines: Iterable[JSON]) -> None:

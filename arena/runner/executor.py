@@ -191,7 +191,7 @@ def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) ->
     try:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
-        worker = MatchWorker(config, cpu)
+        worker = MatchWorker(config, cpu, output=config.output)
         settle_heap()
         while (job := connection.recv()) is not None:
             connection.send(worker.attempt(job))

@@ -35,8 +35,9 @@ class MatchDone:
     tokens: tuple[int, ...]
     faults: tuple[FaultRow, ...]
     duration_s: float
-    replay: str
-    """The replay file's text (JSON lines): a worker on another machine has no access to the output."""
+    replay: str | None
+    """The replay file's text (JSON lines), for the arena to write: a worker on another machine has no access to
+    the output. None when the worker wrote the file itself, into the output folder it shares with the arena."""
     peak_memory: tuple[int | None, ...] = ()
     """Per seat, in bytes: the most memory the bot's processes had used by the end of the match (every process of
     that bot in this worker so far); None for a bot played in-process. Empty in results older than the figure."""

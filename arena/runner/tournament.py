@@ -105,6 +105,7 @@ def run_tournament(
         desc=config.name,
         disable=not sys.stderr.isatty() if progress is None else not progress,
         dynamic_ncols=True,
+        postfix={"faults": 0},
     )
     played = kept = faults = scheduled = 0
     failed: list[str] = []
@@ -133,19 +134,21 @@ def run_tournament(
                 continue
             if pool is None:
                 pool = executor(config, max(1, min(config.concurrency, len(jobs))))
-            for done in pool.run(jobs):
-                if isinstance(done, MatchFailed):
-                    _log_failure(errors_log, done)
-                    failed.append(done.job.match_id)
-                else:
-                    store.record(done)
-                    played += 1
-                    faults += len(done.faults)
-                    if live is not None:
-                        live(played + kept, bar.total or scheduled)
-                postfix = {"faults": faults, "arena errors": len(failed)} if failed else {"faults": faults}
-                bar.set_postfix(postfix, refresh=False)
-                bar.update(1)
+            with store.batched():  # one transaction per batch of matches; a kill -9 loses its last batch alone
+                for done in pool.run(jobs):
+                    if isinstance(done, MatchFailed):
+                        _log_failure(errors_log, done)
+                        failed.append(done.job.match_id)
+                    else:
+                        store.record(done)
+                        played += 1
+                        faults += len(done.faults)
+                        if live is not None:
+                            live(played + kept, bar.total or scheduled)
+                    if isinstance(done, MatchFailed) or done.faults:  # the postfix is formatted when it changes
+                        postfix = {"faults": faults, "arena errors": len(failed)} if failed else {"faults": faults}
+                        bar.set_postfix(postfix, refresh=False)
+                    bar.update(1)
             if failed and config.format is Format.SWISS and tables and tables[0].round < config.rounds:
                 waiting_round = tables[0].round + 1  # it would be paired from results that lack a match
                 break

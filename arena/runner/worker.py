@@ -7,6 +7,7 @@ import gc
 import time
 import traceback
 from dataclasses import replace
+from pathlib import Path
 
 from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
@@ -19,6 +20,8 @@ from arena.replay.lines import dump_line, replay_lines
 from arena.report import matches_folder, write_match_data
 from arena.runner.jobs import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.runner.referee import play_match
+from arena.store.database import replay_path
+from arena.store.disk import write_atomically
 
 GC_YOUNG_THRESHOLD = 20_000
 """Allocations between young-generation collections, against Python's default of 700."""
@@ -40,9 +43,11 @@ class MatchWorker:
     """Built-in bots with an in-process player play in-process (trusted, fastest); every other bot is a
     sandboxed subprocess, started on first use and kept until `close`."""
 
-    def __init__(self, config: TournamentConfig, cpu: int | None = None) -> None:
+    def __init__(self, config: TournamentConfig, cpu: int | None = None, output: Path | None = None) -> None:
         self.config = config
         self.cpu = cpu
+        self.output = output
+        """The output folder, when this worker shares it with the arena: it writes each replay there itself."""
         self.ruleset = get_ruleset(config.ruleset)
         self.entries = {bot.name: bot for bot in config.bots}
         self.hosts: dict[str, BotHost] = {}
@@ -80,7 +85,7 @@ class MatchWorker:
             tokens=tuple(result.tokens),
             faults=faults,
             duration_s=time.monotonic() - started,
-            replay="".join(dump_line(line) for line in replay_lines(match, job.match_id)),
+            replay=self._replay("".join(dump_line(line) for line in replay_lines(match, job.match_id)), job),
             peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
         )
 
@@ -92,6 +97,17 @@ class MatchWorker:
             return
         with contextlib.suppress(OSError, OutputDiskFull):
             write_match_data(self.viewer_data, match, match_id)
+
+    def _replay(self, text: str, job: MatchJob) -> str | None:
+        """None once the replay is written here; otherwise its text, for the arena to write. On a full disk the
+        text goes to the arena too: it stops the run cleanly there (OutputDiskFull), keeping what it recorded."""
+        if self.output is None:
+            return text
+        try:
+            write_atomically(replay_path(self.output, job.match_id), text)
+        except OutputDiskFull:
+            return text
+        return None
 
     def _player(self, name: str) -> Player:
         entry = self.entries[name]

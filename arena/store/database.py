@@ -4,15 +4,24 @@ One output folder holds one tournament. Opening it with a configuration whose ha
 stored one is refused (unless restarting), so results of two different tournaments never mix; opening
 it with the same configuration resumes: finished matches are kept and only the others are played.
 
+Inside `batched()`, recorded matches are committed together: a match recorded when no commit was made in
+the last BATCH_SECONDS at once, the others when BATCH_MATCHES are waiting, or when the oldest has waited
+BATCH_SECONDS (a timer thread commits it even if no other match comes), and whatever waits
+when the batch ends, however it ends; on a disk short of room, every match at once. Only a process killed
+outright loses the matches of the batch it had not committed yet: their rows are absent, and resuming plays
+them again.
+
 The layout has a version (STORE_VERSION, in meta as store_version). A folder of an older layout is brought
 up to date when it is opened, keeping its results; one of a newer layout is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,11 +29,15 @@ from pathlib import Path
 
 from arena.errors import OutputDiskFull, StoreError
 from arena.runner.jobs import FaultRow, MatchDone, MatchJob
-from arena.store.disk import is_disk_full, write_atomically, writing
+from arena.store.disk import is_disk_full, short_of_room, write_atomically, writing
 from arena.tournament import MatchRecord
 
 DATABASE = "results.sqlite"
 REPLAYS = "replays"
+BATCH_MATCHES = 500
+"""Matches committed in one transaction at most, inside `batched()`."""
+BATCH_SECONDS = 1.0
+"""Inside `batched()`, how long a recorded match waits for its commit at most (give or take a commit's time)."""
 STORE_VERSION = 2
 """1: the first layout (no store_version in meta); 2: matches.peak_memory."""
 
@@ -83,6 +96,17 @@ class ResultStore:
     def __init__(self, output: Path, connection: sqlite3.Connection) -> None:
         self.output = output
         self._db = connection
+        self._lock = threading.RLock()
+        """Held around every use of the connection: the commit timer shares it."""
+        self._due = threading.Condition(self._lock)
+        self._pending: list[_Rows] = []
+        """Recorded matches not committed yet, oldest first."""
+        self._pending_since = 0.0
+        self._committed_at = 0.0
+        """When the last commit ended (time.monotonic())."""
+        self._batching = False
+        self._timer_error: BaseException | None = None
+        """What a commit made by the timer thread raised, raised again in the caller's thread."""
 
     @classmethod
     def create_or_resume(cls, output: Path, config_hash: str, meta: dict[str, str], restart: bool) -> ResultStore:
@@ -116,57 +140,142 @@ class ResultStore:
         return cls(output, _connect(path))
 
     def meta(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        with self._lock:
+            return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
 
     def _write_meta(self, values: dict[str, str]) -> None:
-        with writing(self.output / DATABASE), self._db:
+        with self._lock, writing(self.output / DATABASE), self._db:
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
 
     def set_meta(self, key: str, value: str) -> None:
         self._write_meta({key: value})
 
     def finished_ids(self) -> set[str]:
-        return {row[0] for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'done'")}
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'done'")}
 
     def record(self, done: MatchDone) -> Path:
-        """Write the replay, then the match and its faults in one transaction; the replay's path.
+        """Write the replay (unless the worker wrote it), then the match and its faults in one transaction; the
+        replay's path. Inside `batched()` the transaction may hold other matches too, and may come later.
 
         A match counts as recorded once its row is committed: a replay without its row is written again
         when a rerun plays the match."""
         job = done.job
-        replay = self.output / REPLAYS / f"{job.match_id}.jsonl"
-        write_atomically(replay, done.replay)
-        with writing(self.output / DATABASE), self._db:
-            self._db.execute(
-                f"INSERT OR REPLACE INTO matches ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    job.match_id,
-                    job.round,
-                    json.dumps(list(job.seats)),
-                    job.deal_key,
-                    job.seed,
-                    json.dumps(list(done.winners)),
-                    json.dumps([list(place) for place in done.ranking]),
-                    json.dumps(list(done.tokens)),
-                    done.duration_s,
-                    str(replay.relative_to(self.output)),
-                    time.time(),
-                    json.dumps(list(done.peak_memory)),
-                ),
-            )
-            self._db.execute("DELETE FROM faults WHERE match_id = ?", (job.match_id,))
-            self._db.executemany(
-                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (f.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match))
-                    for f in done.faults
-                ],
-            )
+        replay = replay_path(self.output, job.match_id)
+        if done.replay is not None:
+            try:
+                write_atomically(replay, done.replay)
+            except OutputDiskFull:
+                with contextlib.suppress(OutputDiskFull), self._lock:
+                    self._commit_pending()  # what the full disk still takes is kept: the replays are written
+                raise
+        rows = _Rows(
+            job.match_id,
+            (
+                job.match_id,
+                job.round,
+                json.dumps(list(job.seats)),
+                job.deal_key,
+                job.seed,
+                json.dumps(list(done.winners)),
+                json.dumps([list(place) for place in done.ranking]),
+                json.dumps(list(done.tokens)),
+                done.duration_s,
+                str(replay.relative_to(self.output)),
+                time.time(),
+                json.dumps(list(done.peak_memory)),
+            ),
+            [(f.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match)) for f in done.faults],
+        )
+        with self._lock:
+            self._raise_timer_error()
+            self._pending.append(rows)
+            if (
+                not self._batching
+                or len(self._pending) >= BATCH_MATCHES
+                or time.monotonic() - self._committed_at >= BATCH_SECONDS  # the first after a quiet second
+                or short_of_room(self.output)  # near a full disk at once: what room is left goes to results first
+            ):
+                self._commit_pending()
+            elif len(self._pending) == 1:
+                self._pending_since = time.monotonic()
+                self._due.notify()
         return replay
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """Inside, recorded matches are committed in batches (see the module docstring); at the end, however
+        it comes (Ctrl-C, a full disk, an error), whatever is recorded and not committed yet is."""
+        with self._lock:
+            self._batching = True
+        timer = threading.Thread(target=self._commit_when_due, name="arena-store-commits", daemon=True)
+        timer.start()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching = False
+                self._due.notify()
+            timer.join()
+            self.commit()
+
+    def commit(self) -> None:
+        """Commit every recorded match not committed yet."""
+        with self._lock:
+            self._raise_timer_error()
+            self._commit_pending()
+
+    def _commit_when_due(self) -> None:
+        with self._lock:
+            while self._batching and self._timer_error is None:
+                if not self._pending:
+                    self._due.wait()
+                    continue
+                wait = self._pending_since + BATCH_SECONDS - time.monotonic()
+                if wait > 0:
+                    self._due.wait(wait)
+                    continue
+                try:
+                    self._commit_pending()
+                except BaseException as error:  # handed to the thread that records or ends the batch
+                    self._timer_error = error
+
+    def _raise_timer_error(self) -> None:
+        error, self._timer_error = self._timer_error, None
+        if error is not None:
+            raise error
+
+    def _commit_pending(self) -> None:
+        """One transaction for every pending match. Should it fail, they are committed one by one up to the
+        failing match, which raises; it and those after it are dropped (a rerun plays them)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        try:
+            self._write(pending)
+            self._committed_at = time.monotonic()
+        except Exception:
+            if len(pending) == 1:
+                raise
+            for rows in pending:
+                self._write([rows])
+        except BaseException:  # Ctrl-C: the transaction is rolled back, and the batch's end commits them
+            self._pending[:0] = pending
+            raise
+
+    def _write(self, pending: list[_Rows]) -> None:
+        with writing(self.output / DATABASE), self._db:
+            for rows in pending:
+                self._db.execute(
+                    f"INSERT OR REPLACE INTO matches ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?)",
+                    rows.match,
+                )
+                self._db.execute("DELETE FROM faults WHERE match_id = ?", (rows.match_id,))
+                self._db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)", rows.faults)
 
     def record_bye(self, job: MatchJob) -> None:
         """A bye: a one-seat table that is not played; standings score it."""
-        with writing(self.output / DATABASE), self._db:
+        with self._lock, writing(self.output / DATABASE), self._db:
             self._db.execute(
                 f"INSERT OR REPLACE INTO matches ({_COLUMNS})"
                 " VALUES (?, ?, ?, ?, ?, 'done', '[]', '[[0]]', '[0]', 0, '', ?, '[null]')",
@@ -175,15 +284,17 @@ class ResultStore:
 
     def matches(self) -> Iterator[StoredMatch]:
         """Every finished match, in the order they were scheduled (round, then id)."""
+        with self._lock:
+            fault_rows = self._db.execute(
+                "SELECT match_id, seat, bot, reason, detail, stderr_tail, after_match FROM faults ORDER BY rowid"
+            ).fetchall()
+            rows = self._db.execute(
+                "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay,"
+                " finished_at, peak_memory FROM matches WHERE status = 'done' ORDER BY round, match_id"
+            ).fetchall()
         faults: dict[str, list[FaultRow]] = {}
-        for match_id, seat, bot, reason, detail, tail, after in self._db.execute(
-            "SELECT match_id, seat, bot, reason, detail, stderr_tail, after_match FROM faults ORDER BY rowid"
-        ):
+        for match_id, seat, bot, reason, detail, tail, after in fault_rows:
             faults.setdefault(match_id, []).append(FaultRow(match_id, seat, bot, reason, detail, tail, bool(after)))
-        rows = self._db.execute(
-            "SELECT match_id, round, seats, deal_key, seed, winners, ranking, tokens, duration_s, replay, finished_at,"
-            " peak_memory FROM matches WHERE status = 'done' ORDER BY round, match_id"
-        )
         for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished, peak in rows:
             yield StoredMatch(
                 job=MatchJob(match_id, round_, tuple(json.loads(seats)), deal_key, seed),
@@ -198,7 +309,22 @@ class ResultStore:
             )
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """A recorded match as the database takes it: its row in matches, and its faults."""
+
+    match_id: str
+    match: tuple[object, ...]
+    faults: list[tuple[object, ...]]
+
+
+def replay_path(output: Path, match_id: str) -> Path:
+    """Where a match's replay file is in its output folder (a local worker writes it there itself)."""
+    return output / REPLAYS / f"{match_id}.jsonl"
 
 
 _COLUMNS = (
@@ -209,7 +335,7 @@ _COLUMNS = (
 
 def _connect(path: Path) -> sqlite3.Connection:
     try:
-        connection = sqlite3.connect(path, timeout=30)
+        connection = sqlite3.connect(path, timeout=30, check_same_thread=False)  # see ResultStore._lock
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the database consistent across a crash
         connection.executescript(SCHEMA)

@@ -25,11 +25,12 @@ def is_disk_full(error: BaseException, path: Path) -> bool:
     error without its errno: then the disk under `path` is asked whether it has room left."""
     if isinstance(error, sqlite3.Error):
         code = getattr(error, "sqlite_errorcode", 0)
-        return code == SQLITE_FULL or (code & 0xFF == SQLITE_IOERR and _no_room(path))
+        return code == SQLITE_FULL or (code & 0xFF == SQLITE_IOERR and short_of_room(path))
     return isinstance(error, OSError) and error.errno in FULL_ERRNOS
 
 
-def _no_room(path: Path) -> bool:
+def short_of_room(path: Path) -> bool:
+    """The disk under `path` has less than ROOM_BYTES free, or no free inode."""
     for place in (path, *path.parents):
         try:
             stats = os.statvfs(place)
