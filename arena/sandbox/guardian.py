@@ -55,14 +55,14 @@ class _Link:
         with self._lock:
             if self._broken:
                 return
-            if self._fd is None or self._pid != os.getpid():
-                self._fd, self.guardian = _start()
-                self._pid = os.getpid()
             try:
+                if self._fd is None or self._pid != os.getpid():
+                    self._fd, self.guardian = _start()
+                    self._pid = os.getpid()
                 os.write(self._fd, line)  # one line, under PIPE_BUF: written whole
-            except OSError as error:
+            except OSError as error:  # bots still start: only an arena killed outright may then leave some
                 self._broken = True
-                log.warning("sandbox: the guardian that kills bots left by a killed arena is gone (%s)", error)
+                log.warning("sandbox: no guardian to kill the bots a killed arena leaves (%s)", error)
 
 
 def _start() -> tuple[int, int]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxLevel, procfs
+from arena.sandbox import SandboxLevel, guardian, procfs
 from tests.conftest import ROOT, find_processes
 from tests.sandbox.conftest import DEADLINE_S, LIMITED_LEVELS, poll_until, strict_or_skip
 
@@ -122,3 +122,19 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_bots_still_start_where_no_guardian_can(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def cannot_start() -> tuple[int, int]:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(guardian, "_start", cannot_start)
+    link = guardian._Link()
+    link.send({"watch": "a-marker", "uid": None, "thaw": None, "cgroups": []})
+    link.send({"forget": "a-marker"})
+    warnings = [record.getMessage() for record in caplog.records if "no guardian" in record.getMessage()]
+    assert warnings == [
+        "sandbox: no guardian to kill the bots a killed arena leaves ([Errno 11] Resource temporarily unavailable)"
+    ]
