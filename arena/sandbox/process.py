@@ -43,6 +43,19 @@ def _forget_inherited() -> None:
 os.register_at_fork(after_in_child=_forget_inherited)
 
 
+def read_info(fd: int, received: bytearray) -> bytes | None:
+    """Read bwrap's info fd (non-blocking) into received: all it wrote, once bwrap has closed it (or died);
+    None while more may come."""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return None
+        if not chunk:
+            return bytes(received)
+        received += chunk
+
+
 def close_fd(fd: int) -> None:
     """Close fd; one already closed is fine."""
     try:
@@ -109,6 +122,7 @@ class BotProcess:
         self._user = user
         self._marker = marker
         self._info_fd = info_fd
+        self._info = bytearray()  # what bwrap wrote to it so far: it writes its JSON in pieces
         self._init_pid: int | None = None  # strict: host pid of the sandbox's init, from bwrap's info fd
         self._init_cpu = 0.0
         self._init_maxrss_kb = 0
@@ -196,17 +210,15 @@ class BotProcess:
                 time.sleep(min(remaining, reaper.POLL_S))
 
     def _sandbox_init(self) -> int | None:
-        """Strict only: the host pid of the sandbox's init, which bwrap wrote to its info fd at start."""
+        """Strict only: the host pid of the sandbox's init, which bwrap writes to its info fd at start."""
         if self._init_pid is None and self._info_fd is not None:
-            try:
-                raw = os.read(self._info_fd, 4096)  # non-blocking; bwrap writes it once, early
-            except BlockingIOError:
-                raw = None  # not written yet: bwrap is still setting up, or died before
-            if raw is not None or self._returncode is not None:
-                with contextlib.suppress(ValueError, KeyError, TypeError):
-                    self._init_pid = int(json.loads(raw or b"")["child-pid"])
-                close_fd(self._info_fd)
-                self._info_fd = None
+            info = read_info(self._info_fd, self._info)
+            if info is None:
+                return None  # not all written yet: bwrap is still setting up
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                self._init_pid = int(json.loads(info or b"")["child-pid"])
+            close_fd(self._info_fd)  # only now: bwrap writing to a closed info fd dies of SIGPIPE
+            self._info_fd = None
         return self._init_pid
 
     def _reap_sandbox_init(self, timeout: float) -> None:

@@ -13,6 +13,7 @@ import pytest
 from arena.sandbox import Limits, SandboxError, SandboxLevel, bwrap, disk, users
 from arena.sandbox.capture import TAIL_BYTES, StderrCapture
 from arena.sandbox.faults import Ending, classify, returncode_from_status
+from arena.sandbox.process import read_info
 from tests.sandbox.conftest import ROOT
 
 
@@ -177,3 +178,23 @@ except Exception as error:
     assert pool.allocate().uid == first.uid
     for held in (first, second, third):
         held.release()
+
+
+def test_bwraps_info_is_read_whole_though_written_in_pieces() -> None:
+    # bwrap writes its info JSON in several writes, then closes it; a read between two writes must not be
+    # taken as the whole (the arena would close the fd, and bwrap's next write would kill it with SIGPIPE).
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    received = bytearray()
+    try:
+        assert read_info(read_end, received) is None
+        os.write(write_end, b'{\n    "child-pid": 4242')
+        assert read_info(read_end, received) is None
+        os.write(write_end, b',\n    "pid-namespace": 4026532290\n}\n')
+        os.close(write_end)
+        write_end = -1
+        assert read_info(read_end, received) == b'{\n    "child-pid": 4242,\n    "pid-namespace": 4026532290\n}\n'
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
