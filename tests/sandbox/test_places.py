@@ -160,11 +160,15 @@ def test_a_view_covers_a_closed_folder_and_binds_back_only_what_is_needed(privat
     ]
     assert view.sources == (os.fsencode(bot_dir),)
     assert view.closed == (private_folder,)
-    assert views.plan([views.Need(Path("/usr/lib"), deep=True)], 3_900_000_000, box) == views.EMPTY
-    # A link elsewhere to a file deep inside the bot's directory changes nothing of how that is shown.
+    # An open tree needs no view. (Not a system folder: Debian's chromium leaves /usr/lib/chromium/extensions 700.)
     elsewhere = Path(tempfile.mkdtemp(prefix="arena-test-open-"))
     try:
         elsewhere.chmod(0o755)
+        (elsewhere / "lib" / "deeper").mkdir(parents=True, mode=0o755)
+        (elsewhere / "lib" / "deeper" / "module.py").write_text("")
+        (elsewhere / "lib" / "deeper" / "module.py").chmod(0o644)
+        assert views.plan([views.Need(elsewhere / "lib", deep=True)], 3_900_000_000, box) == views.EMPTY
+        # A link elsewhere to a file deep inside the bot's directory changes nothing of how that is shown.
         (elsewhere / "bot-link").symlink_to(bot_dir / "bot.py")
         linked = views.plan([views.Need(elsewhere / "bot-link"), views.Need(bot_dir, deep=True)], 3_900_000_000, box)
         assert linked == view
