@@ -1,11 +1,12 @@
 """Fixtures for every test: a marker on the command line of each process a test starts, and the example bots
 in other languages (played where their runtime is installed); no fork of a process that has threads; and
-missing(), by which what CI installs is never silently skipped there."""
+missing(), by which what CI installs is never silently skipped there; SIGINT heard even in a background job."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -41,6 +42,11 @@ def _fork_without_threads() -> int:
 
 
 os.fork = _fork_without_threads
+
+# A shell starts a background job with SIGINT ignored, and every process the tests start would inherit that:
+# the tests that press Ctrl-C on an arena need it to hear the signal, as it does in a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def under_ci() -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,6 @@ from typing import cast
 
 import zmq
 from zmq.backend import Socket as _RawSocket
-from zmq.utils.monitor import parse_monitor_message
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
@@ -94,7 +94,7 @@ class ZmqChannel:
         the sandbox lets it) and hangs up must not cost the bot its match. Before the hello, any is."""
         if self._peer_fd is None:
             return True
-        return bool(parse_monitor_message(event)["value"] == self._peer_fd)
+        return _event_value(event) == self._peer_fd
 
     def discard_stale(self) -> int:
         """Drop what arrived while no message awaited a reply (a second reply to one message): it must not
@@ -146,6 +146,14 @@ def _source_fd(frame: zmq.Frame) -> int | None:
         return int(frame.get(zmq.SRCFD))
     except (zmq.ZMQError, AttributeError):  # a libzmq without it: every disconnection is the bot's, as before
         return None
+
+
+def _event_value(event: list[bytes]) -> int:
+    """The value of a socket monitor's event: its first frame is a 16-bit event id, then a 32-bit value (for a
+    disconnection, the connection's descriptor). Read here, as zmq.utils.monitor would, without the asyncio that
+    module imports for its other helpers."""
+    _, value = struct.unpack("=hi", event[0][:6])
+    return int(value)
 
 
 def _receive(socket: zmq.Socket) -> list[bytes] | None:

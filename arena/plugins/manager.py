@@ -68,10 +68,10 @@ def find_entry_points() -> list[Found]:
     """The group's entry points in the order pluggy loads them: that of `importlib.metadata.distributions()`."""
     found = []
     for dist in importlib.metadata.distributions():
-        name = dist.metadata["Name"] or "?"
-        for entry in dist.entry_points:
-            if entry.group == GROUP:
-                found.append(Found(entry.name, entry.value, name, dist.version or "?"))
+        entries = [entry for entry in dist.entry_points if entry.group == GROUP]
+        if entries:  # a distribution's metadata is parsed only then: most installed ones have no bots
+            name = dist.metadata["Name"] or "?"
+            found += [Found(entry.name, entry.value, name, dist.version or "?") for entry in entries]
     return found
 
 

@@ -1,6 +1,6 @@
 """Fuzzed replies, over both transports, through a real bot process: each judged as PROTOCOL.md says.
 
-Each transport gets 60,000 replies (hypothesis draws some, and a seed for the rest: see fuzz.batches);
+Each transport gets 16,000 replies (hypothesis draws some, and a seed for the rest: see fuzz.batches);
 benchmarks/fuzz_replies.py sends a million.
 """
 
@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.players.fuzz import ReplayBot, Tally, batches, real_decisions
 
-EXAMPLES = 150
+EXAMPLES = 25
 DRAWN, MADE, MUTATED = 10, 250, 140
-"""Per example: 400 replies, so 60,000 per transport."""
+"""Per example: 400 replies, so 10,000 per transport."""
 OFFERED = real_decisions()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ players_per_match: 2
 seed: 3
 concurrency: {concurrency}
 sandbox: none
-limits: {{move_ms: 1000, startup_ms: 8000}}
+limits: {limits}
 output: out
 bots:
   - {{name: random-0, builtin: random}}
@@ -42,7 +43,7 @@ for line in sys.stdin:
         if misbehave.startswith("bad"):
             send({"type": "action", "index": 0})
             continue
-        time.sleep(3)
+        time.sleep(1)
     send({"type": "action", "index": 0} if kind == "act" else {"type": "ok"})
     if kind == "shutdown":
         break
@@ -50,11 +51,17 @@ for line in sys.stdin:
 
 
 def write(
-    tmp_path: Path, bots: str, name: str = "t", concurrency: int = 1, extra: str = "", fmt: str = "round-robin"
+    tmp_path: Path,
+    bots: str,
+    name: str = "t",
+    concurrency: int = 1,
+    extra: str = "",
+    fmt: str = "round-robin",
+    limits: str = "{move_ms: 1000, startup_ms: 8000}",
 ) -> Path:
     path = tmp_path / f"{name}.yaml"
     listed = textwrap.indent(textwrap.dedent(bots), "  ")
-    path.write_text(HEADER.format(name=name, concurrency=concurrency, format=fmt) + listed + extra)
+    path.write_text(HEADER.format(name=name, concurrency=concurrency, format=fmt, limits=limits) + listed + extra)
     return path
 
 
@@ -95,11 +102,14 @@ def test_bad_and_late_replies_around_a_match_are_faults_and_the_results_stand(tm
     kinds = ["bad-match_start", "late-match_start", "bad-match_end", "late-match_end"]
     command = f"[{sys.executable}, raw.py, {{kind}}, {marker}]"
     bots = "".join(f"- {{name: {kind}, command: {command.format(kind=kind)}, protocol: stdio}}\n" for kind in kinds)
-    path = write(tmp_path, bots, concurrency=2)
+    # Late: 1 s of sleep past the wall-clock cap of 2 x 200 ms (sleeping uses no CPU time, so only the cap holds it)
+    path = write(tmp_path, bots, concurrency=2, limits="{move_ms: 200, wall_factor: 2, startup_ms: 8000}")
     status, out, err = run(path)
     assert status == 0, out + err
     rows = results(tmp_path / "out")
     assert len(rows) == 10
+    faulted = Counter(fault["bot"] for row in rows for fault in row["faults"])  # type: ignore[attr-defined]
+    assert faulted == {kind: 4 for kind in kinds}  # each in every match it played, whoever faulted first
     for row in rows:
         for number, fault in enumerate(row["faults"]):  # type: ignore[arg-type]
             bot, when = fault["bot"].split("-")

@@ -9,22 +9,18 @@ Three layers, each for one reason:
   they are reported together with the shape's problems instead of after they are fixed.
 
 Every problem is mapped back to a line of the file through the composed YAML node tree and reported as
-``FILE:LINE: field.path: problem`` in one ConfigError. The result, TournamentConfig, holds no pydantic:
-the runner and the store see plain values with absolute paths. See docs/configuration.md.
+``FILE:LINE: field.path: problem`` in one ConfigError. The result, TournamentConfig (arena.config.values),
+holds no pydantic: the runner and the store see plain values with absolute paths. See docs/configuration.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
-import hashlib
-import json
 import os
 import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -32,6 +28,19 @@ import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from arena.config.values import (
+    DEFAULT_MAX_BOT_MB,
+    DEFAULT_ROUNDS,
+    DEFAULT_RULESET,
+    NAME_MAX,
+    BotEntry,
+    ExecutorConfig,
+    ExecutorType,
+    Format,
+    GauntletConfig,
+    TournamentConfig,
+    bot_directory,
+)
 from arena.engine import RULESETS
 from arena.errors import ConfigError
 from arena.players.host import BotCommand, Timing
@@ -40,104 +49,7 @@ from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
 from arena.sandbox.command import bot_path
 from arena.sandbox.command import resolve as find_program
 
-DEFAULT_RULESET = "2019"
-DEFAULT_ROUNDS = 3
-NAME_MAX = 64
-HASH_VERSION = 1
-"""Part of what config_hash hashes: raised when the meaning of a hashed field changes so that results recorded
-before would not stand (not for move_ms becoming CPU time: see _hashed_timing)."""
-
 Loc = tuple[str | int, ...]
-
-
-class Format(StrEnum):
-    """How bots are brought to tables (arena.tournament schedules each)."""
-
-    ROUND_ROBIN = "round-robin"
-    SWISS = "swiss"
-    GAUNTLET = "gauntlet"
-
-
-# ---------------------------------------------------------------------------------------------- the result
-
-
-@dataclass(frozen=True, slots=True)
-class BotEntry:
-    """One bot of the tournament: an installed bot by its registry name, or a command to start."""
-
-    name: str
-    builtin: str | None = None
-    """The registry name (arena.plugins.load_registry()); the runner resolves it."""
-    subprocess: bool = False
-    """A built-in bot as a sandboxed subprocess over the protocol, as submitted bots run, not in-process."""
-    command: BotCommand | None = None
-    """Absolute file arguments, the protocol and the bot's own directory."""
-
-    def __post_init__(self) -> None:
-        if (self.builtin is None) == (self.command is None):
-            raise ValueError(f"bot {self.name}: exactly one of builtin and command")
-
-
-@dataclass(frozen=True, slots=True)
-class GauntletConfig:
-    """Candidates each play the rest (the field); nobody else is ranked."""
-
-    candidates: tuple[str, ...]
-    repeats: int = 1
-    """How many times each of a candidate's tables is played, seats rotated."""
-
-
-class ExecutorType(StrEnum):
-    """Where matches run (arena.runner.executor)."""
-
-    LOCAL = "local"
-    DASK = "dask"
-
-
-DEFAULT_MAX_BOT_MB = 20
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutorConfig:
-    """Where matches run. It decides nothing of the results, so config_hash leaves it out: a tournament begun
-    on one machine can be resumed on a cluster."""
-
-    type: ExecutorType = ExecutorType.LOCAL
-    address: str | None = None
-    """The Dask scheduler's address (tcp://host:8786), for type dask."""
-    max_bot_mb: int = DEFAULT_MAX_BOT_MB
-    """The cap on a command bot's directory, packed, shipped to cluster workers."""
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentConfig:
-    name: str
-    ruleset: str
-    format: Format
-    players_per_match: int
-    rounds: int
-    """Swiss rounds; unused by the other formats."""
-    repeats: int
-    """Round-robin: how many times each table is played, seats rotated; 1 for the other formats."""
-    duplicate: bool
-    seed: int
-    concurrency: int
-    sandbox: SandboxLevel
-    timing: Timing
-    limits: Limits
-    output: Path
-    """Absolute."""
-    bots: tuple[BotEntry, ...]
-    gauntlet: GauntletConfig | None
-    source: Path
-    """The YAML file, absolute."""
-    raw_text: str = field(repr=False)
-    """The file as read: kept beside the results so that a run can be told exactly what it was."""
-    executor: ExecutorConfig = ExecutorConfig()
-
-    @property
-    def bot_names(self) -> tuple[str, ...]:
-        return tuple(bot.name for bot in self.bots)
 
 
 def load_config(path: Path | str) -> TournamentConfig:
@@ -170,66 +82,6 @@ def load_config(path: Path | str) -> TournamentConfig:
     if problems or model is None:
         raise ConfigError(shown, _render(problems, root, shown))
     return _build(model, base, source, text)
-
-
-def config_hash(config: TournamentConfig) -> str:
-    """SHA-256 of what decides a tournament's results: everything but concurrency and output (and the file's
-    comments and layout). Paths count relative to the file's directory, so a moved project keeps its hash."""
-    base = config.source.parent.resolve()
-
-    def portable(part: str) -> str:
-        return os.path.relpath(part, base) if os.path.isabs(part) else part
-
-    def bot(entry: BotEntry) -> dict[str, Any]:
-        if entry.command is None:
-            return {"name": entry.name, "builtin": entry.builtin, "subprocess": entry.subprocess}
-        return {
-            "name": entry.name,
-            "command": [portable(part) for part in entry.command.command],
-            "protocol": entry.command.protocol,
-            "directory": portable(str(entry.command.directory)),
-        }
-
-    canonical = {
-        "hash_version": HASH_VERSION,
-        "name": config.name,
-        "ruleset": config.ruleset,
-        "format": config.format.value,
-        "players_per_match": config.players_per_match,
-        "rounds": config.rounds,
-        "repeats": config.repeats,
-        "duplicate": config.duplicate,
-        "seed": config.seed,
-        "sandbox": config.sandbox.value,
-        "timing": _hashed_timing(config.timing),
-        "limits": _hashed_limits(config.limits),
-        "bots": [bot(entry) for entry in config.bots],
-        "gauntlet": None if config.gauntlet is None else dataclasses.asdict(config.gauntlet),
-    }
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _hashed_timing(timing: Timing) -> dict[str, Any]:
-    """The timing as config_hash takes it: wall_factor and ponder at their defaults are left out, so that a
-    tournament begun before they existed resumes. move_ms became CPU time then; a bot that replied within it
-    by the wall clock is within it by its CPU time too, so the results already recorded stand."""
-    values = dataclasses.asdict(timing)
-    for name, default in (("wall_factor", Timing().wall_factor), ("ponder", Timing().ponder)):
-        if values[name] == default:
-            del values[name]
-    return values
-
-
-def _hashed_limits(limits: Limits) -> dict[str, Any]:
-    """The limits as config_hash takes them: how memory_mb is held changes no result of a bot within it, so the
-    mechanism is left out (and a tournament begun before there was a choice keeps its hash); so is disk_mb at
-    its default, so that a tournament begun before there was a disk limit resumes under it."""
-    values = dataclasses.asdict(limits)
-    del values["memory_mechanism"]
-    if values["disk_mb"] == Limits().disk_mb:
-        del values["disk_mb"]
-    return values
 
 
 # ------------------------------------------------------------------------------------------------ YAML
@@ -658,17 +510,6 @@ def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
     return tuple(str(Path(new).resolve()) if new != old else old for old, new in zip(written, absolute, strict=True))
 
 
-def bot_directory(command: Sequence[str], written: str | None, base: Path) -> Path:
-    """The bot's own directory: as written, else that of the first relative argument naming a file, else base
-    (the YAML file's directory; for `arena check-bot`, the directory it runs in)."""
-    if written:
-        return (base / written).resolve()
-    for part in command:
-        if not Path(part).is_absolute() and (base / part).is_file():
-            return (base / part).parent.resolve()
-    return base
-
-
 # ------------------------------------------------------------------------------------------------ words
 
 
@@ -866,14 +707,4 @@ def _entry(bot: _Bot, base: Path) -> BotEntry:
     return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, bot_directory(written, bot.dir, base)))
 
 
-__all__ = [
-    "BotEntry",
-    "ExecutorConfig",
-    "ExecutorType",
-    "Format",
-    "GauntletConfig",
-    "TournamentConfig",
-    "bot_directory",
-    "config_hash",
-    "load_config",
-]
+__all__ = ["load_config"]
