@@ -86,7 +86,8 @@ class ZmqChannel:
         """Everything readable now, as (routing id, arrival); a drop has an empty routing id."""
         found = self._message() if self.socket in ready else []  # one; the next poll tells of more
         if self.monitor in ready and (event := _receive(self.monitor)) is not None and self._is_the_bots(event):
-            found.insert(0, (b"", Dropped("the connection was dropped: a message over 64 KiB, or the socket closed")))
+            # After the message: a bot that replies and exits (its shutdown "ok") sent it before it hung up.
+            found.append((b"", Dropped("the connection was dropped: a message over 64 KiB, or the socket closed")))
         return found
 
     def _is_the_bots(self, event: list[bytes]) -> bool:

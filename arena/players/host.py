@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 
 EXIT_GRACE_S = 0.1
 """After the process exits, how long the channel may still deliver a reply it sent just before."""
+DROP_GRACE_S = 1.0
+"""After the bot's connection drops, how long its process has to exit (a crash, then) before the drop counts as
+the bot's malformed message: a dying process hangs up first, and exits late on a loaded machine."""
 SHUTDOWN_GRACE_S = 2.0
 POLLIN, POLLOUT = int(zmq.POLLIN), int(zmq.POLLOUT)
 IDLE_LOOK_S = 0.002
@@ -380,7 +383,7 @@ class BotHost:
                         continue  # not the bot: ignored
                     return identity, arrival
                 if isinstance(arrival, Dropped):
-                    if process.wait(EXIT_GRACE_S) is None:  # a dying process drops its connection first
+                    if process.wait(DROP_GRACE_S) is None:  # a dying process drops its connection first
                         if handshake:
                             continue  # a connection that never said hello
                         raise self.fault(malformed(arrival.detail))
