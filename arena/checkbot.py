@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.engine import Match, Ruleset
 from arena.players import Player, PlayerFault, RandomPlayer
-from arena.players.host import START_ATTEMPTS, BotCommand, BotHost, Timing
+from arena.players.host import START_ATTEMPTS, BotHost
 from arena.players.remote import RemotePlayer
+from arena.players.values import BotCommand, Timing
 from arena.runner import FaultReport, play_match
 from arena.sandbox import Limits, SandboxLevel
 
@@ -28,11 +32,14 @@ class CheckReport:
     faults: list[CheckedFault] = field(default_factory=list)
     slowest_ms: float = 0.0
     slowest_cpu_ms: float = 0.0
+    replies: int = 0
     starts: int = 0
     speaks_stdio: bool = False
     """Checked over ZeroMQ, the bot wrote its hello to its standard output."""
     gave_up: bool = False
-    """The bot failed to start START_ATTEMPTS times in a row and was not started again."""
+    """The bot failed to start START_ATTEMPTS times in a row and was not started again: the check stopped there."""
+    scheduled: int = 0
+    """Matches the check would play in all."""
     peak_memory: int = 0
     """In bytes: the most memory the bot's processes used (all of them together, in its cgroup or as watched)."""
     memory_mb: int = Limits().memory_mb
@@ -55,13 +62,18 @@ def check_bot(
     sandbox: SandboxLevel = SandboxLevel.STRICT,
     limits: Limits = Limits(),
     seed: int = 1,
+    stderr_echo: Callable[[bytes], None] | None = None,
 ) -> CheckReport:
-    """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept."""
+    """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept. A bot that fails
+    to start START_ATTEMPTS times in a row is not started again, and the check ends there (gave_up)."""
     report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, sandbox=sandbox)
-    host = BotHost(bot, timing, sandbox, limits)
+    report.scheduled = matches * (ruleset.max_players - ruleset.min_players + 1)
+    host = BotHost(bot, timing, sandbox, limits, stderr_echo=stderr_echo)
     try:
         for players in range(ruleset.min_players, ruleset.max_players + 1):
             for number in range(matches):
+                if host.stats.failed_starts >= START_ATTEMPTS:
+                    break
                 seat = number % players
                 match_id = f"check-{players}p-{number + 1}"
                 names = [f"random-{s}" for s in range(players)]
@@ -78,6 +90,7 @@ def check_bot(
     finally:
         report.slowest_ms = host.stats.slowest_ms
         report.slowest_cpu_ms = host.stats.slowest_cpu_ms
+        report.replies = host.stats.replies
         report.starts = host.stats.starts
         report.speaks_stdio = host.stats.hello_on_stdout
         report.gave_up = host.stats.failed_starts >= START_ATTEMPTS
@@ -87,8 +100,91 @@ def check_bot(
     return report
 
 
+SHOWN_IDS = 6
+"""Matches named at most for a repeated fault; the rest are counted."""
+
+
+def describe(report: CheckReport) -> list[str]:
+    """What check-bot prints: the matches, each fault once with how often it came and the bot's stderr the first
+    time, what stopped the check early, the slowest reply, peak memory and disk, and the verdict."""
+    lines = [
+        f"  {players} players: {_count(played, 'match', 'matches')}, {report.won[players]} won"
+        for players, played in report.played.items()
+    ]
+    played = sum(report.played.values())
+    for group in same_faults(report.faults):
+        first = group[0].fault
+        lines.append(f"FAULT in {group[0].match_id}: {first.reason.value}: {first.detail}")
+        if len(group) > 1:
+            lines.append("  " + _repeated(first.reason.value, [checked.match_id for checked in group[1:]], played))
+        if first.stderr_tail.strip():
+            lines.append("  the bot's stderr, last lines:" if len(group) == 1 else "  the bot's stderr the first time:")
+            lines += [f"  | {line}" for line in first.stderr_tail.rstrip().splitlines()]
+    if report.speaks_stdio:
+        lines.append("this bot speaks over its standard streams: use --protocol stdio")
+    if report.gave_up:
+        lines.append(
+            f"the bot failed to start {START_ATTEMPTS} times in a row, so it is not started again (a tournament"
+            f" does the same): the check stopped after {_count(played, 'match', 'matches')} of {report.scheduled}"
+        )
+    starts = "once" if report.starts == 1 else f"{report.starts} times"
+    slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)
+    if report.replies:
+        lines.append(
+            f"slowest reply: {slowest} ms (limit {report.move_ms} ms of CPU time, whose most a reply used was {cpu}"
+            f" ms); process started {starts}"
+        )
+    else:
+        lines.append(f"no reply from the bot; process started {starts}")
+    limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
+    lines.append(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
+    if report.sandbox is not SandboxLevel.NONE:
+        lines.append(f"disk: {_megabytes(report.peak_disk)} MB of {report.disk_mb}")
+    if report.clean:
+        lines.append("PASS: no faults")
+        return lines
+    kinds = Counter(checked.fault.reason.value for checked in report.faults)
+    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    lines.append(f"FAIL: {_count(len(report.faults), 'fault', 'faults')} ({summary})")
+    return lines
+
+
+def _repeated(reason: str, others: list[str], played: int) -> str:
+    if len(others) + 1 == played > 1:
+        return f"the same {reason} in all {played} matches"
+    named = ", ".join(others[:SHOWN_IDS]) + (f" and {len(others) - SHOWN_IDS} more" if len(others) > SHOWN_IDS else "")
+    return f"the same {reason} in {_count(len(others), 'more match', 'more matches')}: {named}"
+
+
+def _count(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _milliseconds(value: float) -> str:
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"  # a fast bot shows tenths, not "0 ms"
+
+
+def _megabytes(size: int) -> str:
+    """Bytes in MB (MiB, as memory_mb counts them), whole."""
+    return f"{size / (1024 * 1024):.0f}"
+
+
+def same_faults(faults: list[CheckedFault]) -> list[list[CheckedFault]]:
+    """The faults grouped by what they say, in the order each first happened: the same reason and the same detail
+    but for its numbers (a time, an index), so that a fault repeated in every match is printed once, with its
+    count."""
+    groups: dict[tuple[str, str], list[CheckedFault]] = {}
+    for checked in faults:
+        key = (checked.fault.reason.value, _DIGITS.sub("#", checked.fault.detail))
+        groups.setdefault(key, []).append(checked)
+    return list(groups.values())
+
+
+_DIGITS = re.compile(r"\d+")
+
+
 def _report(fault: PlayerFault) -> FaultReport:
     return FaultReport(-1, fault.reason, fault.detail, fault.stderr_tail, after_match=True)
 
 
-__all__ = ["CheckReport", "CheckedFault", "check_bot"]
+__all__ = ["CheckReport", "CheckedFault", "check_bot", "describe", "same_faults"]

@@ -8,8 +8,7 @@ import os
 import secrets
 import signal
 import sys
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,8 +16,10 @@ from arena import __version__
 from arena.engine import RULESETS, Match, get_ruleset
 from arena.errors import ArenaError, ReplayMismatch, UsageError
 from arena.players import RandomPlayer
+from arena.players.values import Timing
 from arena.replay import Narrator, Resimulation, read_replay, write_replay
 from arena.runner import play_match
+from arena.sandbox.spec import Limits, MemoryMechanism
 
 if TYPE_CHECKING:
     from arena.config import TournamentConfig
@@ -51,11 +52,6 @@ def _play(args: argparse.Namespace) -> int:
         write_replay(args.replay, match, match_id)
         print(f"replay written to {args.replay}")
     return 0
-
-
-def _megabytes(size: int) -> str:
-    """Bytes in MB (MiB, as memory_mb counts them), whole."""
-    return f"{size / (1024 * 1024):.0f}"
 
 
 def _plural(count: int, one: str, many: str) -> str:
@@ -100,17 +96,13 @@ def _bot_name(command: Sequence[str]) -> str:
     return (scripts[0] if scripts else Path(command[0])).stem
 
 
-def _milliseconds(value: float) -> str:
-    return f"{value:.1f}" if value < 10 else f"{value:.0f}"  # a fast bot shows tenths, not "0 ms"
-
-
 def _check_bot(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from arena.checkbot import check_bot
+    from arena.checkbot import check_bot, describe
     from arena.config import bot_directory
-    from arena.players.host import START_ATTEMPTS, BotCommand, Timing
-    from arena.sandbox import Limits, MemoryMechanism, SandboxLevel, resolve_level
+    from arena.players.values import BotCommand
+    from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, preflight, resolve_level
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -143,40 +135,41 @@ def _check_bot(args: argparse.Namespace) -> int:
         f"checking {name}: {' '.join(command)} (protocol {args.protocol}, sandbox {level.value},"
         f" ruleset {ruleset.name}, {_plural(args.matches, 'match', 'matches')} per table size)"
     )
-    report = check_bot(bot, ruleset, matches=args.matches, timing=timing, sandbox=level, limits=limits, seed=args.seed)
-    for players, played in report.played.items():
-        print(f"  {players} players: {_plural(played, 'match', 'matches')}, {report.won[players]} won")
-    for checked in report.faults:
-        fault = checked.fault
-        print(f"FAULT in {checked.match_id}: {fault.reason.value}: {fault.detail}")
-        if fault.stderr_tail.strip():
-            print("  stderr, last lines:")
-            for line in fault.stderr_tail.rstrip().splitlines()[-12:]:
-                print(f"  | {line}")
-    if report.speaks_stdio:
-        print("this bot speaks over its standard streams: use --protocol stdio")
-    if report.gave_up:
-        print(
-            f"the bot failed to start {START_ATTEMPTS} times in a row and was not started again"
-            " (a tournament does the same): its first fault says why"
-        )
-    starts = "once" if report.starts == 1 else f"{report.starts} times"
-    slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)
-    print(
-        f"slowest reply: {slowest} ms (limit {report.move_ms} ms of CPU time, whose most a reply used was {cpu} ms);"
-        f" process started {starts}"
+    print(f"  the bot's directory: {bot.directory}")
+    try:  # what a start would refuse, said before the first one
+        preflight(LaunchSpec(command=bot.command, bot_dir=bot.directory, level=level), level)
+    except SandboxError as error:
+        print(f"FAIL: {error}")
+        return 1
+    echo = _stderr_echo(name) if args.stderr else None
+    report = check_bot(
+        bot,
+        ruleset,
+        matches=args.matches,
+        timing=timing,
+        sandbox=level,
+        limits=limits,
+        seed=args.seed,
+        stderr_echo=echo,
     )
-    limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
-    print(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
-    if report.sandbox is not SandboxLevel.NONE:
-        print(f"disk: {_megabytes(report.peak_disk)} MB of {report.disk_mb}")
-    if report.clean:
-        print("PASS: no faults")
-        return 0
-    kinds = Counter(checked.fault.reason.value for checked in report.faults)
-    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-    print(f"FAIL: {len(report.faults)} fault{'s' if len(report.faults) != 1 else ''} ({summary})")
-    return 1
+    for line in describe(report):
+        print(line)
+    return 0 if report.clean else 1
+
+
+def _stderr_echo(name: str) -> Callable[[bytes], None]:
+    """Show the bot's stderr as it comes, each line marked with its name (check-bot --stderr)."""
+    pending = bytearray()
+
+    def echo(chunk: bytes) -> None:
+        pending.extend(chunk)
+        *lines, rest = pending.split(b"\n")
+        for line in lines:
+            sys.stderr.write(f"[{name}] {line.decode('utf-8', errors='replace')}\n")
+        sys.stderr.flush()
+        pending[:] = rest
+
+    return echo
 
 
 def _bots(args: argparse.Namespace) -> int:
@@ -208,13 +201,73 @@ def _bots(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from arena.config import load_config
+    from arena.config import Format, load_config
+    from arena.runner.schedule import preview
+    from arena.store.database import recorded_durations
 
     config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
+    size = preview(config)
     print(
         f"{args.file}: ok — {config.format.value}, {_plural(len(config.bots), 'bot', 'bots')},"
         f" {config.players_per_match} per table, ruleset {config.ruleset}"
     )
+    matches = _plural(size.matches, "match", "matches")
+    if config.format is Format.SWISS:
+        print(f"  {matches}: {_plural(size.rounds, 'round', 'rounds')} of {_plural(size.tables, 'table', 'tables')}")
+    else:
+        times = size.matches // size.tables
+        again = f", each played {times} times" if times > 1 and size.matches % size.tables == 0 else ""
+        print(f"  {matches}: {_plural(size.tables, 'table', 'tables')} (each its own group of bots){again}")
+    durations = recorded_durations(config.output)
+    if durations:
+        left = max(0, size.matches - len(durations))
+        each = sum(durations) / len(durations)
+        workers = max(1, min(config.concurrency, left))
+        when = f"about {_duration(each * left / workers)} left" if left else "nothing left to play"
+        print(
+            f"  {len(durations)} played already in {config.output}: {when}"
+            f" ({each:.1f} s a match so far, {_plural(config.concurrency, 'worker', 'workers')})"
+        )
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    """A rough span of time: seconds, minutes or hours."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _logs(args: argparse.Namespace) -> int:
+    from arena.store.logs import LOGS, log_path, logged_bots, match_logs
+
+    output: Path = args.output
+    if not output.is_dir():
+        raise UsageError(f"logs: {output}: no such folder")
+    bots = logged_bots(output)
+    if args.bot is None:
+        if not bots:
+            print(f"no bot wrote to its stderr in {output} (its logs would be in {output / LOGS})")
+        for bot in bots:
+            logs = match_logs(output, bot)
+            size = sum(path.stat().st_size for path in logs)
+            print(f"{bot}: {_plural(len(logs), 'match', 'matches')}, {size / 1024:.0f} KiB in {output / LOGS / bot}")
+        return 0
+    if args.bot not in bots:
+        known = f" (bots with logs: {', '.join(bots)})" if bots else ""
+        raise UsageError(f"logs: {args.bot} wrote nothing to its stderr in {output}{known}")
+    if args.match is not None:
+        path = log_path(output, args.bot, args.match)
+        if not path.is_file():
+            raise UsageError(f"logs: {args.bot} wrote nothing to its stderr in match {args.match} ({path})")
+        sys.stdout.write(path.read_text(encoding="utf-8"))
+        return 0
+    for path in match_logs(output, args.bot):
+        print(f"==> {path.stem} ({path}) <==")
+        text = path.read_text(encoding="utf-8")
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -387,44 +440,65 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         usage="arena check-bot [options] -- CMD [ARGS ...]",
     )
+    timing, limits = Timing(), Limits()
     check.add_argument("--protocol", choices=["zmq", "stdio"], default="zmq", help="default: zmq")
     check.add_argument("--sandbox", choices=["strict", "basic", "none"], default="strict", help="default: strict")
     check.add_argument("--ruleset", choices=sorted(RULESETS), default="2019", help="default: 2019")
     check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
     check.add_argument(
-        "--move-ms", type=int, default=1000, help="CPU time allowed per reply, all the bot's processes (default: 1000)"
+        "--move-ms",
+        type=int,
+        default=timing.move_ms,
+        help=f"CPU time allowed per reply, all the bot's processes (default: {timing.move_ms})",
     )
     check.add_argument(
         "--wall-factor",
         type=int,
-        default=10,
-        help="the wall-clock cap per reply, in times --move-ms (default: 10)",
+        default=timing.wall_factor,
+        help=f"the wall-clock cap per reply, in times --move-ms (default: {timing.wall_factor})",
     )
     check.add_argument(
         "--ponder", action="store_true", help="let the bot run off its turn (by default it is frozen off turn)"
     )
-    check.add_argument("--startup-ms", type=int, default=10000, help="time allowed to say hello (default: 10000)")
     check.add_argument(
-        "--memory-mb", type=int, default=1024, help="memory the bot's processes may use together (default: 1024)"
+        "--startup-ms",
+        type=int,
+        default=timing.startup_ms,
+        help=f"time allowed to say hello (default: {timing.startup_ms})",
+    )
+    check.add_argument(
+        "--memory-mb",
+        type=int,
+        default=limits.memory_mb,
+        help=f"memory the bot's processes may use together (default: {limits.memory_mb})",
     )
     check.add_argument(
         "--memory-mechanism",
-        choices=["auto", "cgroup", "rlimit"],
-        default="auto",
-        help="how the memory limit is held: a cgroup, or rlimit (RLIMIT_DATA and a watch); default: auto",
+        choices=[mechanism.value for mechanism in MemoryMechanism],
+        default=limits.memory_mechanism.value,
+        help=f"how the memory limit is held: a cgroup, or rlimit (RLIMIT_DATA and a watch); default:"
+        f" {limits.memory_mechanism.value}",
     )
     check.add_argument(
-        "--disk-mb", type=int, default=256, help="what the bot may have written, workdir and /tmp (default: 256)"
+        "--disk-mb",
+        type=int,
+        default=limits.disk_mb,
+        help=f"what the bot may have written, workdir and /tmp (default: {limits.disk_mb})",
     )
-    check.add_argument("--cpu-s", type=int, default=120, help="CPU time limit per process (default: 120)")
+    check.add_argument(
+        "--cpu-s", type=int, default=limits.cpu_s, help=f"CPU time limit per process (default: {limits.cpu_s})"
+    )
     check.add_argument(
         "--dir",
         type=Path,
         help="the bot's directory, in which its relative file arguments are taken (default: as a tournament file"
-        " here would set it: the directory of its first relative file argument, else here)",
+        " here would set it: the directory of the first file its command names, else here)",
     )
     check.add_argument("--name", help="the bot's name (default: from its command)")
     check.add_argument("--seed", type=int, default=1, help="seed of the matches (default: 1)")
+    check.add_argument(
+        "--stderr", action="store_true", help="show what the bot writes to its stderr as it comes, marked [NAME]"
+    )
     check.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")
     check.set_defaults(run=_check_bot)
 
@@ -498,6 +572,20 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("output", type=Path, help="the tournament's output folder")
     report.add_argument("--replay-pages", metavar="N", help=REPLAY_PAGES_HELP)
     report.set_defaults(run=_report)
+
+    logs = commands.add_parser(
+        "logs",
+        help="print what a bot wrote to its stderr, match by match",
+        description=(
+            "Each bot's stderr is kept match by match in OUTPUT/logs/BOT/MATCH.log (the first stderr_kb KiB of a"
+            " match, then its last 16 KiB). Without BOT: the bots that wrote something. With BOT: each of its logs"
+            " in match order, or with MATCH that one."
+        ),
+    )
+    logs.add_argument("output", type=Path, help="the tournament's output folder")
+    logs.add_argument("bot", nargs="?", help="a bot's name")
+    logs.add_argument("match", nargs="?", help="a match's id (e.g. rr-0003)")
+    logs.set_defaults(run=_logs)
 
     results = commands.add_parser(
         "results",

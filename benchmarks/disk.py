@@ -86,7 +86,7 @@ def run(level: SandboxLevel, name: str, disk_mb: int, bot_dir: Path) -> str:
         else:
             kind, detail = bot.exit_fault()
             ending = "exited 0" if code == 0 else f"{kind}: {detail}"
-        said = bot.stderr_tail(300).strip().splitlines()
+        said = bot.stderr_tail().strip().splitlines()
     reached = max(lowest, 0) >> 20
     return (
         f"| {level.value} | {name} | {said[-1] if said else ''} | {peak >> 20} MB | {reached} MB |"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.checkbot import check_bot
 from arena.engine import get_ruleset
-from arena.players.host import BotCommand
+from arena.players.values import BotCommand
 from arena.sandbox import Limits, MemoryMechanism, SandboxLevel, cgroups, resolve_level
 
 ROOT = Path(__file__).resolve().parent.parent

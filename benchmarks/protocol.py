@@ -27,8 +27,9 @@ from pathlib import Path
 
 from arena.engine import RULESETS, Match
 from arena.players import PlayerFault
-from arena.players.host import BotCommand, BotHost, Timing
+from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
+from arena.players.values import BotCommand, Timing
 from arena.runner import play_match
 from arena.runner.worker import settle_heap
 from arena.sandbox import SandboxLevel, resolve_level

@@ -101,7 +101,12 @@ def test_a_bad_bot_fails_and_its_fault_is_named(tmp_path: Path, marker: str, bod
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"FAULT in check-2p-1: {reported}" in done.stdout
-    assert "FAIL: 5 faults" in done.stdout
+    assert done.stdout.count("FAULT in ") == 1  # the same fault in every match, printed once
+    if "start-up" in body or "cannot start" in body:  # not started again after three tries: three matches
+        assert "the same crash in all 3 matches" in done.stdout and "FAIL: 3 faults" in done.stdout
+    else:
+        assert "FAIL: 5 faults" in done.stdout
+        assert "the same " in done.stdout and "in all 5 matches" in done.stdout
     if "exception" in body:
         assert "  | about to fail" in done.stdout
         assert "  | RuntimeError: bug in act" in done.stdout
@@ -226,14 +231,74 @@ def test_a_stdio_bot_checked_over_zmq_is_told_to_use_stdio(tmp_path: Path, marke
     assert "standard streams" not in done.stdout
 
 
-def test_a_bot_that_never_starts_is_tried_three_times(tmp_path: Path, marker: str) -> None:
-    script = _bad_bot(tmp_path, "raise SystemExit('cannot start: missing model file')")
-    done = check_bot("--sandbox", "none", "--dir", script.parent, "--", sys.executable, script, marker)
+def test_a_bot_that_never_starts_is_tried_three_times_and_its_crash_printed_once(tmp_path: Path, marker: str) -> None:
+    script = _bad_bot(tmp_path, "def choose(message)\n    return 0\nrun(choose)\n")  # a syntax error
+    done = check_bot("--matches", "40", "--dir", script.parent, "--", sys.executable, script, marker)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.count(": crash: exited with status 1 before its hello") == 3
-    assert done.stdout.count(": crash: not restarted: it failed to start 3 times in a row; last: exited") == 12
-    assert "the bot failed to start 3 times in a row and was not started again" in done.stdout
-    assert "process started 3 times" in done.stdout
+    lines = done.stdout.splitlines()
+    assert done.stdout.count("FAULT in ") == 1
+    assert "FAULT in check-2p-1: crash: exited with status 1 before its hello" in lines
+    assert "  the same crash in all 3 matches" in lines
+    stderr = [line for line in lines if line.startswith("  | ")]  # the interpreter's report, whole
+    assert stderr[0] == f'  |   File "{script}", line 3', stderr
+    assert stderr[-1] == "  | SyntaxError: expected ':'"
+    assert (
+        "the bot failed to start 3 times in a row, so it is not started again (a tournament does the same):"
+        " the check stopped after 3 matches of 200" in lines
+    )
+    assert "no reply from the bot; process started 3 times" in lines
+    assert len(lines) < 20
+
+
+def test_a_long_stderr_is_shown_by_its_last_whole_lines(tmp_path: Path, marker: str) -> None:
+    body = "for n in range(500):\n    print(f'line {n} ' + 'x' * 60, file=sys.stderr)\nsys.exit(2)\n"
+    script = _bad_bot(tmp_path, body)
+    done = check_bot("--matches", "1", "--dir", script.parent, "--", sys.executable, script, marker)
+    shown = [line[4:] for line in done.stdout.splitlines() if line.startswith("  | ")]
+    assert shown[-1] == "line 499 " + "x" * 60
+    assert 30 <= len(shown) <= 50 and all(line.startswith("line ") and line.endswith("x" * 60) for line in shown)
+
+
+def test_check_bot_stderr_shows_the_bots_log_as_it_comes(tmp_path: Path, marker: str) -> None:
+    body = (
+        "def act(m):\n    print('thinking about', m['match_id'], file=sys.stderr, flush=True)\n    return 0\nrun(act)"
+    )
+    script = _bad_bot(tmp_path, body)
+    done = check_bot(
+        "--matches", "1", "--stderr", "--name", "chatty", "--dir", script.parent, "--", sys.executable, script, marker
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[chatty] thinking about check-2p-1" in done.stderr.splitlines()
+    assert "[chatty] thinking about check-6p-1" in done.stderr.splitlines()
+    quiet = check_bot("--matches", "1", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert "thinking about" not in quiet.stdout + quiet.stderr
+
+
+def test_check_bot_takes_the_bots_directory_from_an_absolute_file_argument(tmp_path: Path, marker: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = _bad_bot(tmp_path, "run(lambda m: 0)")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", sys.executable, str(script), marker],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"  the bot's directory: {script.parent}" in done.stdout.splitlines()
+
+
+def test_a_file_argument_out_of_the_sandboxs_sight_is_said_before_the_bot_starts(tmp_path: Path, marker: str) -> None:
+    script = _bad_bot(tmp_path, "open(sys.argv[1]).read()\nrun(lambda m: 0)")
+    private = tmp_path / "private"
+    private.mkdir()
+    data = private / "weights.txt"
+    data.write_text("1 2 3\n")
+    done = check_bot("--matches", "1", "--", sys.executable, script, str(data), marker)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL: bot argument {data} is outside the bot's directory {script.parent}" in done.stdout
+    assert "players:" not in done.stdout  # no match was played
 
 
 @MEMORY

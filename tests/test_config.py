@@ -12,7 +12,7 @@ import pytest
 from arena.cli import main
 from arena.config import BotEntry, Format, GauntletConfig, config_hash, load_config
 from arena.errors import ConfigError, UsageError
-from arena.players.host import Timing
+from arena.players.values import Timing
 from arena.sandbox import Limits, MemoryMechanism, SandboxLevel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -368,7 +368,10 @@ def test_the_hash_of_a_moved_project_stays(tmp_path: Path, bots_dir: Path) -> No
 def test_validate_prints_a_summary_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, SMALL)
     assert main(["validate", str(path)]) == 0
-    assert capsys.readouterr().out == f"{path}: ok — round-robin, 2 bots, 2 per table, ruleset 2019\n"
+    assert capsys.readouterr().out.splitlines() == [
+        f"{path}: ok — round-robin, 2 bots, 2 per table, ruleset 2019",
+        "  1 match: 1 table (each its own group of bots)",
+    ]
 
 
 def test_validate_prints_every_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

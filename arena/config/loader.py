@@ -43,7 +43,7 @@ from arena.config.values import (
 )
 from arena.engine import RULESETS
 from arena.errors import ConfigError
-from arena.players.host import BotCommand, Timing
+from arena.players.values import BotCommand, Timing
 from arena.plugins.registry import NAME
 from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
 from arena.sandbox.command import bot_path

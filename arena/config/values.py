@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.players.host import BotCommand, Timing
+from arena.players.values import BotCommand, Timing
 from arena.sandbox import Limits, SandboxLevel
 
 DEFAULT_RULESET = "2019"
@@ -177,11 +177,14 @@ def _hashed_limits(limits: Limits) -> dict[str, Any]:
 
 
 def bot_directory(command: Sequence[str], written: str | None, base: Path) -> Path:
-    """The bot's own directory: as written, else that of the first relative argument naming a file, else base
-    (the YAML file's directory; for `arena check-bot`, the directory it runs in)."""
+    """The bot's own directory: as written, else that of the first part of the command that names a file (relative
+    to base: `./bot`, `python3 bots/a/bot.py`; or, after the program, absolute: `node /home/me/js/bot.js`), else
+    base (the YAML file's directory; for `arena check-bot`, the directory it runs in). An absolute program is the
+    interpreter (`/usr/bin/python3 bot.py`), not the bot."""
     if written:
         return (base / written).resolve()
-    for part in command:
-        if not Path(part).is_absolute() and (base / part).is_file():
+    program = [] if not command or Path(command[0]).is_absolute() else [command[0]]
+    for part in [*program, *command[1:]]:
+        if (base / part).is_file():  # an absolute part is itself
             return (base / part).parent.resolve()
     return base

@@ -18,7 +18,8 @@ import select
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from arena.engine import FaultReason
 from arena.players.base import PlayerFault
 from arena.players.channels import Dropped, StdioChannel, ZmqChannel
 from arena.players.replies import decode, malformed, read_reply, snippet
+from arena.players.values import BotCommand, Timing
 from arena.protocol import PROTOCOL_VERSION, shown
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
 from arena.sandbox.cpuclock import CpuClock
@@ -57,54 +59,6 @@ OFF_TURN_MS = 100
 """The CPU time a frozen bot's processes may use between a reply and the next request (freezing takes a moment):
 beyond it, something of the bot escaped the freezer, and that is a limit fault."""
 STDIO_HINT = "it wrote its hello to standard output: it speaks over its standard streams (protocol stdio)"
-
-
-@dataclass(frozen=True, slots=True)
-class BotCommand:
-    """How to start a bot: a command, its protocol, and the directory of its files."""
-
-    name: str
-    command: tuple[str, ...]
-    protocol: str = "zmq"
-    directory: Path = field(default_factory=Path.cwd)
-
-    def __post_init__(self) -> None:
-        if self.protocol not in ("zmq", "stdio"):
-            raise ValueError(f"bot {self.name}: protocol must be zmq or stdio, not {self.protocol!r}")
-        if not self.command:
-            raise ValueError(f"bot {self.name}: the command is empty")
-
-    @classmethod
-    def in_directory(cls, name: str, command: tuple[str, ...], protocol: str, directory: Path) -> BotCommand:
-        """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
-        since a sandboxed bot starts in a private working directory."""
-        directory = directory.resolve()
-        resolved = tuple(
-            str(directory / part) if not Path(part).is_absolute() and (directory / part).exists() else part
-            for part in command
-        )
-        return cls(name, resolved, protocol, directory)
-
-
-@dataclass(frozen=True, slots=True)
-class Timing:
-    """A bot's time per reply is CPU time: what all its processes used since the request, at most move_ms. The
-    wall clock only caps it, at wall_factor times move_ms, so that a bot which waits (sleeps, blocks) cannot hold a
-    match up. Off its turn a bot is frozen, unless ponder allows it to think on the others' time."""
-
-    move_ms: int = 1000
-    startup_ms: int = 10000
-    wall_factor: int = 10
-    ponder: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("move_ms", "startup_ms", "wall_factor"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"Timing.{name} must be at least 1, not {getattr(self, name)}")
-
-    @property
-    def wall_ms(self) -> int:
-        return self.move_ms * self.wall_factor
 
 
 @dataclass(slots=True)
@@ -135,8 +89,11 @@ class BotHost:
         *,
         context: zmq.Context | None = None,
         cpu: int | None = None,
+        stderr_echo: Callable[[bytes], None] | None = None,
     ) -> None:
         self.bot = bot
+        self.stderr_echo = stderr_echo
+        """Handed each chunk of the bot's stderr as it comes (arena check-bot --stderr)."""
         self.timing = timing
         self.sandbox = sandbox
         self.limits = limits
@@ -158,6 +115,8 @@ class BotHost:
         self._last_start_fault: PlayerFault | None = None
         self._cpu_at_reply: int | None = None
         """The bot's CPU nanoseconds when it last replied, while it is frozen until the next request."""
+        self._log_parts: list[bytes] = []
+        """The stderr of processes ended since take_log(), each kept as the process's log is kept."""
 
     @property
     def running(self) -> bool:
@@ -231,6 +190,7 @@ class BotHost:
             socket_dir=self._directory if channel else None,
             stdio=channel is None,
             cpu=self.cpu,
+            stderr_echo=self.stderr_echo,
         )
         try:
             self._process = launch(spec)
@@ -450,12 +410,22 @@ class BotHost:
             self._channel = None
         if self._process is not None:
             self._process.kill()
+            if part := self._process.take_log_segment():
+                self._log_parts.append(part)
             self.stats.peak_memory = max(self.stats.peak_memory, self._process.peak_memory())
             self.stats.peak_disk = max(self.stats.peak_disk, self._process.peak_disk())
             self._process = None
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
+
+    def take_log(self) -> bytes:
+        """What the bot wrote to stderr since the last take (a match's log, OUTPUT/logs/BOT/MATCH.log): every
+        process's part, each bounded as its whole log is (limits.stderr_kb, then the last 16 KiB)."""
+        parts, self._log_parts = self._log_parts, []
+        if self._process is not None:
+            parts.append(self._process.take_log_segment())
+        return b"".join(parts)
 
     def check_alive(self) -> None:
         """Between decisions: a bot whose process died while idle is at fault now.

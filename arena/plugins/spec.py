@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from arena.players.base import Player
 
 if TYPE_CHECKING:
-    from arena.players.host import BotCommand
+    from arena.players.values import BotCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,6 @@ class RegisteredBot:
 
     def bot_command(self) -> BotCommand:
         """How a BotHost starts this bot as a subprocess (imported late: it brings in zmq and the sandbox)."""
-        from arena.players.host import BotCommand
+        from arena.players.values import BotCommand
 
         return BotCommand(self.spec.name, self.spec.command, self.spec.protocol, self.spec.directory)

@@ -21,6 +21,7 @@ from arena.report.index_page import Progress, render_index
 from arena.report.replay_page import MATCHES, VIEWER, render_viewer
 from arena.store import ResultStore
 from arena.store.disk import write_atomically, writing
+from arena.store.logs import logs_by_match
 
 REPORT = "report"
 
@@ -112,5 +113,5 @@ def _write(output: Path, data: TournamentData, viewable: set[str], progress: Pro
     if not viewer.exists() or viewer.read_text(encoding="utf-8") != page:
         write_atomically(viewer, page)
     index = folder / "index.html"
-    write_atomically(index, render_index(data, viewable, str(output), progress))
+    write_atomically(index, render_index(data, viewable, str(output), progress, logs_by_match(output)))
     return index

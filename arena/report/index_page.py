@@ -6,14 +6,14 @@ details included, since both come from people outside the arena. The page needs 
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from html import escape
 
 from arena import __version__
 from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
 from arena.report.page import document, number, percent
-from arena.report.replay_page import viewer_href
+from arena.report.replay_page import log_href, viewer_href
 from arena.report.svg import colour, dash, interval_bar, line_chart
 from arena.runner.jobs import FaultRow
 
@@ -32,15 +32,24 @@ class Progress:
     total: int
 
 
-def render_index(data: TournamentData, viewable: Set[str], output: str, progress: Progress | None = None) -> str:
+def render_index(
+    data: TournamentData,
+    viewable: Set[str],
+    output: str,
+    progress: Progress | None = None,
+    logs: Mapping[str, Sequence[str]] | None = None,
+) -> str:
     """The page. `viewable`: the matches the viewer can open; `progress`: the run is still going, so the
-    page says how far it is and reloads itself every few seconds (the final report does not)."""
+    page says how far it is and reloads itself every few seconds (the final report does not); `logs`: for each
+    match, the bots with a stderr log of it (OUTPUT/logs), linked from the standings, the faults and the matches."""
     played = [m for m in data.matches if not m.bye]
     if progress is not None:
         status = f"in progress: {progress.done}/{progress.total}"
     else:
         status = "complete" if data.complete else "not finished (interrupted, or still running)"
     running = "true" if progress is not None else "false"
+    logs = logs or {}
+    logged_bots = {bot for bots in logs.values() for bot in bots}
     sections = [
         ("standings", "Standings"),
         ("head-to-head", "Head to head"),
@@ -59,11 +68,11 @@ def render_index(data: TournamentData, viewable: Set[str], output: str, progress
         f'<nav class="sections">{nav}</nav>',
         "</header>",
         "<main>",
-        _standings(data),
+        _standings(data, logged_bots),
         _head_to_head(data.head_to_head),
         _chart(data.chart, data.standings),
-        _faults(data.faults, viewable),
-        _matches(data, viewable),
+        _faults(data.faults, viewable, logs),
+        _matches(data, viewable, logs),
         "</main>",
         f"<footer><p>loveletter-arena {escape(__version__)} · from the results in <code>{escape(output)}</code>"
         f" · regenerate with <code>arena report {escape(output)}</code></p></footer>",
@@ -72,7 +81,7 @@ def render_index(data: TournamentData, viewable: Set[str], output: str, progress
     return document(f"{data.name}: tournament report", "\n".join(body), page_class="report", head=head)
 
 
-def _standings(data: TournamentData) -> str:
+def _standings(data: TournamentData, logged_bots: Set[str]) -> str:
     candidates = set(data.candidates)
     rows = []
     for row in data.standings:
@@ -87,6 +96,8 @@ def _standings(data: TournamentData) -> str:
             or '<span class="none">none</span>'
         )
         badge = ' <span class="badge">candidate</span>' if bot in candidates else ""
+        if bot in logged_bots:
+            badge += f' <a class="log-link" href="{escape(log_href(bot))}" title="its stderr, match by match">logs</a>'
         rows.append(
             f'<tr data-bot="{escape(bot)}" data-rank="{row["rank"]}" data-matches="{row["matches"]}"'
             f' data-wins="{row["wins"]}" data-score="{row["score"]}" data-opponents-score="{row["opponents_score"]}"'
@@ -177,16 +188,18 @@ def _chart(chart: RatingChart, standings: Sequence[dict[str, object]]) -> str:
     )
 
 
-def _faults(faults: Sequence[FaultRow], viewable: Set[str]) -> str:
+def _faults(faults: Sequence[FaultRow], viewable: Set[str], logs: Mapping[str, Sequence[str]]) -> str:
     if not faults:
         return '<section id="faults"><h2>Faults</h2><p id="no-faults">No bot faulted.</p></section>'
     rows = []
     for fault in faults:
+        logged = logs.get(fault.match_id, ())
         if fault.match_id in viewable:
-            page = viewer_href(fault.match_id)
+            page = viewer_href(fault.match_id, logs=logged)
             match_cell = f'<a href="{escape(page)}">{escape(fault.match_id)}</a>'
             at = "the last step" if fault.after_match else "the fault"
-            move = f'<a class="move-link" href="{escape(viewer_href(fault.match_id, fault_seat=fault.seat))}">{at}</a>'
+            href = viewer_href(fault.match_id, fault_seat=fault.seat, logs=logged)
+            move = f'<a class="move-link" href="{escape(href)}">{at}</a>'
         else:
             match_cell = escape(fault.match_id)
             move = '<span class="none">no viewer data</span>'
@@ -196,6 +209,8 @@ def _faults(faults: Sequence[FaultRow], viewable: Set[str]) -> str:
             if tail
             else '<span class="none">empty</span>'
         )
+        if fault.bot in logged:
+            stderr += f' <a class="log-link" href="{escape(log_href(fault.bot, fault.match_id))}">whole log</a>'
         after = ' <span class="badge">after match end: the result stands</span>' if fault.after_match else ""
         rows.append(
             f'<tr class="fault" data-match="{escape(fault.match_id)}" data-bot="{escape(fault.bot)}"'
@@ -212,7 +227,7 @@ def _faults(faults: Sequence[FaultRow], viewable: Set[str]) -> str:
     )
 
 
-def _matches(data: TournamentData, viewable: Set[str]) -> str:
+def _matches(data: TournamentData, viewable: Set[str], logs: Mapping[str, Sequence[str]]) -> str:
     hint = (
         '<p class="note">Each match opens in the replay viewer: step through it move by move, with everything'
         " face up or as one seat saw it.</p>"
@@ -225,16 +240,17 @@ def _matches(data: TournamentData, viewable: Set[str]) -> str:
             parts.append(
                 f'<section class="candidate" data-candidate="{escape(candidate)}">'
                 f'<h3>{escape(candidate)} <span class="sub">{len(mine)} matches, {won} won</span></h3>'
-                f"{_match_table(mine, viewable)}</section>"
+                f"{_match_table(mine, viewable, logs)}</section>"
             )
         return f'<section id="matches"><h2>Matches, by candidate</h2>{hint}{"".join(parts)}</section>'
-    return f'<section id="matches"><h2>Matches</h2>{hint}{_match_table(list(data.matches), viewable)}</section>'
+    return f'<section id="matches"><h2>Matches</h2>{hint}{_match_table(list(data.matches), viewable, logs)}</section>'
 
 
-def _match_table(matches: Sequence[MatchEntry], viewable: Set[str]) -> str:
+def _match_table(matches: Sequence[MatchEntry], viewable: Set[str], logs: Mapping[str, Sequence[str]]) -> str:
     rows = []
     for match in matches:
-        page = viewer_href(match.match_id) if match.match_id in viewable else None
+        logged = logs.get(match.match_id, ())
+        page = viewer_href(match.match_id, logs=logged) if match.match_id in viewable else None
         link = f'<a class="replay-link" href="{escape(page)}">{escape(match.match_id)}</a>' if page else ""
         ident = link or escape(match.match_id)
         if match.bye:
@@ -251,13 +267,17 @@ def _match_table(matches: Sequence[MatchEntry], viewable: Set[str]) -> str:
                 for place, group in enumerate(match.ranking, start=1)
             )
         faults = ", ".join(f"{escape(f.bot)} {escape(f.reason)}" for f in match.faults) or ""
+        log_links = " ".join(
+            f'<a class="log-link" href="{escape(log_href(bot, match.match_id))}">{escape(bot)}</a>' for bot in logged
+        )
         rows.append(
             f'<tr class="match" data-match="{escape(match.match_id)}">'
             f'<th scope="row">{ident}</th><td class="num">{match.round}</td><td>{seats}</td>'
-            f"<td>{ranking}</td><td>{faults}</td></tr>"
+            f"<td>{ranking}</td><td>{faults}</td><td>{log_links}</td></tr>"
         )
     return (
         '<div class="scroll"><table class="matches"><thead><tr><th scope="col">match</th><th scope="col">round</th>'
-        '<th scope="col">seats and tokens</th><th scope="col">ranking</th><th scope="col">faults</th></tr></thead>'
+        '<th scope="col">seats and tokens</th><th scope="col">ranking</th><th scope="col">faults</th>'
+        '<th scope="col" title="what each bot wrote to its stderr in the match">stderr logs</th></tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )

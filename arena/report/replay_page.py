@@ -7,22 +7,33 @@ page holds no precomputed step: `static/viewer.js` rebuilds them in the browser 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from arena.report.compact import file_stem
 from arena.report.page import asset, document
+from arena.store.logs import LOGS
 
 VIEWER = "viewer.html"
 MATCHES = "matches"
 """The folder of the per-match data files, beside the viewer page."""
 
 
-def viewer_href(match_id: str, step: int | None = None, fault_seat: int | None = None) -> str:
-    """A match in the viewer, relative to the report's index; at a step, or at a seat's fault."""
+def viewer_href(match_id: str, step: int | None = None, fault_seat: int | None = None, logs: Sequence[str] = ()) -> str:
+    """A match in the viewer, relative to the report's index; at a step, or at a seat's fault. `logs`: the bots
+    with a stderr log of this match, which the viewer links at their seats."""
     href = f"{VIEWER}#match={quote(file_stem(match_id), safe='')}"
+    if logs:
+        href += "&logs=" + ",".join(quote(bot, safe="") for bot in logs)
     if fault_seat is not None:
         return f"{href}&fault={fault_seat}"
     return href if step is None else f"{href}&step={step}"
+
+
+def log_href(bot: str, match_id: str | None = None) -> str:
+    """A bot's stderr logs (the folder), or its log of one match, relative to the report's index."""
+    folder = f"../{LOGS}/{quote(bot, safe='')}/"
+    return folder if match_id is None else f"{folder}{quote(match_id, safe='')}.log"
 
 
 def render_viewer(inline: str = "", back: str | None = None) -> str:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.config import BotEntry, TournamentConfig
 from arena.errors import UsageError, WorkerFailed
-from arena.players.host import BotCommand
+from arena.players.values import BotCommand
 from arena.runner import bundles
 from arena.runner.jobs import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker

@@ -41,6 +41,9 @@ class MatchDone:
     peak_memory: tuple[int | None, ...] = ()
     """Per seat, in bytes: the most memory the bot's processes had used by the end of the match (every process of
     that bot in this worker so far); None for a bot played in-process. Empty in results older than the figure."""
+    logs: tuple[tuple[str, bytes], ...] = ()
+    """(bot, what it wrote to stderr in this match) for the arena to keep, with the replay's text; empty when the
+    worker kept them itself."""
 
 
 @dataclass(frozen=True, slots=True)

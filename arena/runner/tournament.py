@@ -10,7 +10,7 @@ import datetime
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +20,10 @@ from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
 from arena.runner.executor import Executor, executor_for
 from arena.runner.jobs import MatchFailed, MatchJob, match_seed
+from arena.runner.schedule import scheduled_rounds
 from arena.store import ResultStore
 from arena.store.disk import writing
 from arena.store.export import write_gauntlet_csv
-from arena.tournament import Table, gauntlet, round_robin, scores, swiss_round
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ def run_tournament(
     waiting_round: int | None = None
     try:
         finished = store.finished_ids()
-        for tables, expected in _rounds(config, store):
+        for tables, expected in scheduled_rounds(config, store):
             bar.total = max(scheduled + len(tables), expected)
             scheduled += len(tables)
             jobs = []
@@ -175,22 +175,3 @@ def run_tournament(
         errors_log if failed else None,
         waiting_round,
     )
-
-
-def _rounds(config: TournamentConfig, store: ResultStore) -> Iterator[tuple[Sequence[Table], int]]:
-    """Each batch of tables the format gives, with the number of matches the whole tournament will hold."""
-    bots, k = list(config.bot_names), config.players_per_match
-    if config.format is Format.ROUND_ROBIN:
-        tables = round_robin(bots, k, config.repeats, config.duplicate)
-        yield tables, len(tables)
-    elif config.format is Format.GAUNTLET:
-        assert config.gauntlet is not None
-        candidates = list(config.gauntlet.candidates)
-        field = [name for name in bots if name not in candidates]
-        tables = gauntlet(candidates, field, k, config.gauntlet.repeats, config.duplicate)
-        yield tables, len(tables)
-    else:
-        for number in range(1, config.rounds + 1):
-            records = [stored.record() for stored in store.matches() if stored.job.round < number]
-            tables = swiss_round(bots, k, number, records, scores(bots, records), duplicate=config.duplicate)
-            yield tables, len(tables) * config.rounds

@@ -13,8 +13,9 @@ from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
 from arena.errors import OutputDiskFull
 from arena.players import Player
-from arena.players.host import BotCommand, BotHost
+from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
+from arena.players.values import BotCommand
 from arena.plugins import load_registry
 from arena.replay.lines import dump_line, replay_lines
 from arena.report import matches_folder, write_match_data
@@ -22,6 +23,7 @@ from arena.runner.jobs import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.runner.referee import play_match
 from arena.store.database import replay_path
 from arena.store.disk import write_atomically
+from arena.store.logs import write_log
 
 GC_YOUNG_THRESHOLD = 20_000
 """Allocations between young-generation collections, against Python's default of 700."""
@@ -66,6 +68,7 @@ class MatchWorker:
                 host = self.hosts.get(name)
                 if host is not None:
                     host.kill()
+                    host.take_log()  # the match is played again, and its log written then
             return MatchFailed(job, traceback.format_exc())
 
     def play(self, job: MatchJob) -> MatchDone:
@@ -78,6 +81,8 @@ class MatchWorker:
         )
         result = outcome.result
         self._write_viewer_data(match, job.match_id)
+        replay = self._replay("".join(dump_line(line) for line in replay_lines(match, job.match_id)), job)
+        logs = self._logs(job, keep=replay is None)
         return MatchDone(
             job=job,
             winners=tuple(result.winners),
@@ -85,8 +90,9 @@ class MatchWorker:
             tokens=tuple(result.tokens),
             faults=faults,
             duration_s=time.monotonic() - started,
-            replay=self._replay("".join(dump_line(line) for line in replay_lines(match, job.match_id)), job),
+            replay=replay,
             peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
+            logs=logs,
         )
 
     def _write_viewer_data(self, match: Match, match_id: str) -> None:
@@ -108,6 +114,25 @@ class MatchWorker:
         except OutputDiskFull:
             return text
         return None
+
+    def _logs(self, job: MatchJob, *, keep: bool) -> tuple[tuple[str, bytes], ...]:
+        """Each subprocess bot's stderr of the match: kept here (`keep`, as the replay was), else handed to the
+        arena with the replay. A log that cannot be written here goes to the arena too."""
+        logs = [
+            (name, log)
+            for name in dict.fromkeys(job.seats)
+            if (host := self.hosts.get(name)) and (log := host.take_log())
+        ]
+        if not keep:
+            return tuple(logs)
+        assert self.output is not None  # the replay was written there
+        unwritten = []
+        for name, log in logs:
+            try:
+                write_log(self.output, name, job.match_id, log)
+            except OutputDiskFull:
+                unwritten.append((name, log))
+        return tuple(unwritten)
 
     def _player(self, name: str) -> Player:
         entry = self.entries[name]

@@ -56,7 +56,7 @@ What to know as a caller:
 from __future__ import annotations
 
 from arena.sandbox.errors import SandboxError
-from arena.sandbox.launcher import launch
+from arena.sandbox.launcher import launch, preflight
 from arena.sandbox.levels import resolve_level
 from arena.sandbox.process import BotProcess, kill_all
 from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
@@ -70,5 +70,6 @@ __all__ = [
     "SandboxLevel",
     "kill_all",
     "launch",
+    "preflight",
     "resolve_level",
 ]

@@ -1,8 +1,9 @@
-"""Draining a bot's stderr continuously into a bounded log.
+"""Draining a bot's stderr continuously into bounded logs.
 
 A daemon thread reads the pipe as fast as the bot writes, so a chatty bot never blocks on a full pipe.
-The log keeps the first ``head_limit`` bytes and a rolling tail of the last TAIL_BYTES; what lies between
-is counted and dropped, so a bot writing 100 MB costs the arena a few hundred KiB at most.
+Two logs are kept, each the first ``head_limit`` bytes and a rolling tail of the last TAIL_BYTES, what lies
+between counted and dropped: the whole process's, and the part since the last take_segment() (a match's,
+OUTPUT/logs/BOT/MATCH.log). A bot writing 100 MB costs the arena a few hundred KiB at most.
 """
 
 from __future__ import annotations
@@ -11,22 +12,68 @@ import logging
 import os
 import select
 import threading
+import time
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
 TAIL_BYTES = 16 * 1024
 READ_BYTES = 64 * 1024
+SETTLE_S = 0.05
+"""How long take_segment waits for what is still in the pipe to be read."""
+TAIL_LINES = 50
+"""A fault's stderr tail, in lines: enough for the whole of a typical traceback ("File ..., line N" and all)."""
+TAIL_LINE_BYTES = 8 * 1024
+"""...and at most this many bytes of them."""
+
+
+class _Bounded:
+    """The head of a byte stream up to a limit, then its rolling tail; the rest counted and dropped."""
+
+    def __init__(self, head_limit: int) -> None:
+        self.head_limit = head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        if len(chunk) >= TAIL_BYTES:
+            self.dropped += len(self.tail) + len(chunk) - TAIL_BYTES
+            self.tail = bytearray(chunk[-TAIL_BYTES:])
+            return
+        self.tail += chunk
+        excess = len(self.tail) - TAIL_BYTES
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+
+    def contents(self) -> bytes:
+        """The head, then, if anything was dropped, a marker line and the tail."""
+        if not self.dropped:
+            return bytes(self.head + self.tail)
+        marker = f"\n[arena: {self.dropped} bytes of stderr dropped here]\n".encode()
+        return bytes(self.head) + marker + bytes(self.tail)
+
+    def recent(self) -> bytes:
+        """The latest bytes kept, in order."""
+        return bytes(self.tail if self.dropped else self.head + self.tail)
 
 
 class StderrCapture:
-    """The bounded stderr log of one bot, filled by its own reader thread."""
+    """The bounded stderr logs of one bot process, filled by its own reader thread; `echo`, when given, is
+    handed every chunk as it is read (arena check-bot --stderr)."""
 
-    def __init__(self, fd: int, head_limit: int, name: str) -> None:
+    def __init__(self, fd: int, head_limit: int, name: str, echo: Callable[[bytes], None] | None = None) -> None:
         self._fd = fd
-        self._head_limit = head_limit
-        self._head = bytearray()
-        self._tail = bytearray()
-        self._dropped = 0
+        self._echo = echo
+        self._whole = _Bounded(head_limit)
+        self._segment = _Bounded(head_limit)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._eof = threading.Event()
@@ -44,30 +91,17 @@ class StderrCapture:
                 chunk = os.read(self._fd, READ_BYTES)
                 if not chunk:
                     break
-                self._add(chunk)
+                with self._lock:
+                    self._whole.add(chunk)
+                    self._segment.add(chunk)
+                if self._echo is not None:
+                    self._echo(chunk)
         except OSError:
             log.exception("reading a bot's stderr failed")
         finally:
-            os.close(self._fd)
-            self._eof.set()
-
-    def _add(self, chunk: bytes) -> None:
-        with self._lock:
-            room = self._head_limit - len(self._head)
-            if room > 0:
-                self._head += chunk[:room]
-                chunk = chunk[room:]
-            if not chunk:
-                return
-            if len(chunk) >= TAIL_BYTES:
-                self._dropped += len(self._tail) + len(chunk) - TAIL_BYTES
-                self._tail = bytearray(chunk[-TAIL_BYTES:])
-                return
-            self._tail += chunk
-            excess = len(self._tail) - TAIL_BYTES
-            if excess > 0:
-                del self._tail[:excess]
-                self._dropped += excess
+            with self._lock:  # take_segment looks at the descriptor under it: never at a closed (or reused) one
+                os.close(self._fd)
+                self._eof.set()
 
     def finish(self, timeout: float) -> bool:
         """Wait for end of file (every writer gone), then stop reading regardless; True if EOF was seen."""
@@ -85,25 +119,43 @@ class StderrCapture:
     def dropped(self) -> int:
         """Bytes of stderr that were dropped (neither in the head nor in the tail)."""
         with self._lock:
-            return self._dropped
+            return self._whole.dropped
 
     def log(self) -> bytes:
-        """What was kept: the head, then, if anything was dropped, a marker line and the tail."""
+        """What was kept of everything: the head, then, if anything was dropped, a marker line and the tail."""
         with self._lock:
-            if not self._dropped:
-                return bytes(self._head + self._tail)
-            marker = f"\n[arena: {self._dropped} bytes of stderr dropped here]\n".encode()
-            return bytes(self._head) + marker + bytes(self._tail)
+            return self._whole.contents()
+
+    def take_segment(self, settle_s: float = SETTLE_S) -> bytes:
+        """What was kept of what came since the last take (or the start), the same way; a new segment begins.
+        What the bot wrote before this moment and is still in the pipe is read first (within settle_s)."""
+        deadline = time.monotonic() + settle_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._eof.is_set() or not select.select([self._fd], [], [], 0)[0]:
+                    break
+            time.sleep(0.001)
+        with self._lock:
+            taken = self._segment.contents()
+            self._segment = _Bounded(self._segment.head_limit)
+        return taken
 
     def tail(self, max_bytes: int) -> bytes:
         """The last max_bytes bytes written (as far as they were kept)."""
         if max_bytes <= 0:
             return b""
         with self._lock:
-            recent = self._tail if self._dropped else self._head + self._tail
-            return bytes(recent[-max_bytes:])
+            return self._whole.recent()[-max_bytes:]
+
+    def tail_lines(self, lines: int = TAIL_LINES, max_bytes: int = TAIL_LINE_BYTES) -> bytes:
+        """The last `lines` whole lines written, at most max_bytes of them (a longer last line is cut at its start)."""
+        recent = self.tail(max_bytes + 1)
+        kept = recent.splitlines(keepends=True)[-lines:]
+        if len(recent) > max_bytes and len(kept) == len(recent.splitlines()):
+            kept = kept[1:] or [recent[-max_bytes:]]  # the first line was cut by the byte window: not whole
+        return b"".join(kept)
 
     def contains(self, needles: tuple[bytes, ...]) -> bool:
         """Whether any needle appears in what was kept."""
         with self._lock:
-            return any(needle in self._head or needle in self._tail for needle in needles)
+            return any(needle in self._whole.head or needle in self._whole.tail for needle in needles)

@@ -311,6 +311,15 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
     return bot
 
 
+def preflight(spec: LaunchSpec, level: SandboxLevel) -> None:
+    """Before any start: SandboxError if the bot's program cannot be found, or (strict) if it or a file its
+    arguments name lies outside what the sandbox shows, in the words launch() would use."""
+    path = spec.env.get("PATH", command.bot_path(level))
+    argv = [command.resolve(spec.command, Path(spec.bot_dir), path), *spec.command[1:]]
+    if level is SandboxLevel.STRICT:
+        plans.check_strict(spec, argv, Path(spec.bot_dir))
+
+
 def launch(spec: LaunchSpec) -> BotProcess:
     """Start a bot at the requested level, or at the level that works here (the fallback is logged once)."""
     level, warning = levels.resolve(spec.level)
@@ -332,7 +341,7 @@ def _probe(spec: LaunchSpec, level: SandboxLevel, probe: str) -> str | None:
         if code is None:
             return "a test sandbox did not finish within 10 s"
         bot.exit_fault()  # waits for the end of its stderr
-        lines = bot.stderr_tail(500).strip().splitlines()
+        lines = bot.stderr_tail().strip().splitlines()
         return lines[-1] if lines else f"a test sandbox exited with status {code}"
 
 

@@ -135,7 +135,7 @@ class BotProcess:
         self._killed_by_arena = False
         self._all_gone = False  # killed, and none of its processes found left: the guardian may forget it
         self._closed = False
-        self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid))
+        self._capture = StderrCapture(stderr_fd, spec.limits.stderr_kb * 1024, str(self.pid), spec.stderr_echo)
         self._cgroup = cgroup
         self.clock: cpuclock.CpuClock = clock if clock is not None else cpuclock.TreeClock(self.pid)
         """The CPU time of all the bot's processes, and their freezer (cpuclock.py)."""
@@ -393,9 +393,13 @@ class BotProcess:
         )
         return faults.classify(ending)
 
-    def stderr_tail(self, max_bytes: int = 2000) -> str:
-        """The last bytes the bot wrote to stderr, decoded leniently."""
-        return self._capture.tail(max_bytes).decode("utf-8", errors="replace")
+    def stderr_tail(self) -> str:
+        """The last lines the bot wrote to stderr (capture.TAIL_LINES, a few KiB at most), decoded leniently."""
+        return self._capture.tail_lines().decode("utf-8", errors="replace")
+
+    def take_log_segment(self) -> bytes:
+        """The stderr kept since the last take, as stderr_log keeps it; the next segment begins now."""
+        return self._capture.take_segment()
 
     @property
     def stderr_log(self) -> bytes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -62,3 +62,5 @@ class LaunchSpec:
     socket_dir: Path | None = None  # private directory holding the ipc socket the caller already bound
     stdio: bool = False  # True: the caller gets pipes to the bot's stdin and stdout
     cpu: int | None = None  # pin the bot to this CPU when given
+    stderr_echo: Callable[[bytes], None] | None = field(default=None, compare=False)
+    """Handed each chunk of the bot's stderr as it is read (arena check-bot --stderr), besides the log."""

@@ -30,6 +30,7 @@ from pathlib import Path
 from arena.errors import OutputDiskFull, StoreError
 from arena.runner.jobs import FaultRow, MatchDone, MatchJob
 from arena.store.disk import is_disk_full, short_of_room, write_atomically, writing
+from arena.store.logs import LOGS, write_log
 from arena.tournament import MatchRecord
 
 DATABASE = "results.sqlite"
@@ -117,6 +118,7 @@ class ResultStore:
             for suffix in ("-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             shutil.rmtree(output / REPLAYS, ignore_errors=True)
+            shutil.rmtree(output / LOGS, ignore_errors=True)
         with writing(output):
             output.mkdir(parents=True, exist_ok=True)
             (output / REPLAYS).mkdir(exist_ok=True)
@@ -162,9 +164,12 @@ class ResultStore:
         when a rerun plays the match."""
         job = done.job
         replay = replay_path(self.output, job.match_id)
-        if done.replay is not None:
+        if done.replay is not None or done.logs:
             try:
-                write_atomically(replay, done.replay)
+                if done.replay is not None:
+                    write_atomically(replay, done.replay)
+                for bot, log in done.logs:
+                    write_log(self.output, bot, job.match_id, log)
             except OutputDiskFull:
                 with contextlib.suppress(OutputDiskFull), self._lock:
                     self._commit_pending()  # what the full disk still takes is kept: the replays are written
@@ -331,6 +336,23 @@ _COLUMNS = (
     "match_id, round, seats, deal_key, seed, status, winners, ranking, tokens, duration_s, replay, finished_at,"
     " peak_memory"
 )
+
+
+def recorded_durations(output: Path) -> list[float]:
+    """How long each match recorded in `output` took to play, read without changing anything there (no upgrade,
+    no write); empty where nothing is recorded or the results cannot be read."""
+    path = output / DATABASE
+    if not path.exists():
+        return []
+    try:
+        connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            rows = connection.execute("SELECT duration_s FROM matches WHERE status = 'done'").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return []
+    return [float(row[0]) for row in rows]
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from arena.engine import FaultReason
 from arena.store.database import ResultStore
 from arena.store.disk import write_atomically
-from arena.tournament import Standing, cross_table, standings
+from arena.tournament import PairRecord, Standing, pair_records, standings
 
 Row = dict[str, Any]
 MIB = 1024 * 1024
@@ -69,8 +69,18 @@ def peak_memory(store: ResultStore) -> dict[str, int]:
     return peaks
 
 
+def head_to_head(store: ResultStore) -> dict[str, dict[str, PairRecord]]:
+    """For each bot, how it fared against each other bot at the tables they shared (any table size)."""
+    records = [stored.record() for stored in store.matches()]
+    table: dict[str, dict[str, PairRecord]] = {}
+    for (a, b), pair in pair_records(bots_of(store), records).items():
+        table.setdefault(a, {})[b] = pair
+    return table
+
+
 def standing_rows(store: ResultStore, only: set[str] | None = None) -> list[Row]:
     peaks = peak_memory(store)
+    pairs = head_to_head(store)
     return [
         {
             "rank": s.rank,
@@ -85,6 +95,10 @@ def standing_rows(store: ResultStore, only: set[str] | None = None) -> list[Row]
             "rating": round(s.rating, 3),
             "faults": dict(sorted(s.faults.items())),
             "peak_memory_mb": megabytes(peaks.get(s.bot)),
+            "head_to_head": {
+                other: {"matches": pair.matches, "ahead": pair.ahead, "behind": pair.behind, "level": pair.level}
+                for other, pair in pairs.get(s.bot, {}).items()
+            },
         }
         for s in current_standings(store)
         if only is None or s.bot in only
@@ -136,14 +150,21 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
         )
     stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(records)} matches\n")
     _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7, 8})
+    bots = [s.bot for s in table]
+    pairs = head_to_head(store)
+    if not any(pairs.values()):
+        return
+    lines = [["", *bots]]
+    for row in bots:
+        cells = [pairs.get(row, {}).get(col) for col in bots]
+        lines.append([row, *("-" if pair is None else f"{pair.ahead}-{pair.behind}-{pair.level}" for pair in cells)])
     if meta.get("players_per_match") == "2":
-        bots = [s.bot for s in table]
-        cells = cross_table(bots, records)
-        lines = [["", *bots]]
-        for row in bots:
-            lines.append([row, *("-" if row == col else "{}-{}-{}".format(*cells[row][col]) for col in bots)])
         stream.write("\nhead to head (wins-losses-draws of the row against the column)\n")
-        _write_aligned(lines, stream, right=set(range(1, len(bots) + 1)))
+    else:  # at larger tables the two met among others: who finished in the better place
+        stream.write(
+            "\nhead to head (at the tables they shared: times the row finished ahead of the column, behind it, level)\n"
+        )
+    _write_aligned(lines, stream, right=set(range(1, len(bots) + 1)))
 
 
 def _write_aligned(lines: list[list[str]], stream: TextIO, right: set[int]) -> None:
@@ -160,7 +181,7 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
     rows = standing_rows(store, only=set(json.loads(store.meta().get("candidates", "[]"))))
     flat = [
         {
-            **{key: value for key, value in row.items() if key != "faults"},
+            **{key: value for key, value in row.items() if key not in ("faults", "head_to_head")},
             "faults": sum(row["faults"].values()),
             **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
         }

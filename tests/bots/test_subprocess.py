@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 
 from arena.engine import RULESETS, Match
-from arena.players.host import BotHost, Timing
+from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
+from arena.players.values import Timing
 from arena.plugins import load_registry
 from arena.runner import play_match
 from arena.sandbox import SandboxLevel

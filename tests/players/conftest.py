@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.players.host import BotCommand, BotHost, Timing
+from arena.players.host import BotHost
+from arena.players.values import BotCommand, Timing
 from arena.sandbox import Limits, SandboxLevel, resolve_level
 from tests.conftest import under_ci
 

@@ -30,8 +30,9 @@ from zmq.backend import zmq_poll
 from arena.engine import RULESETS, Decision, EventFeed, Match, Observer, View
 from arena.players.base import PlayerFault
 from arena.players.channels import Dropped, Garbled, StdioChannel, ZmqChannel
-from arena.players.host import POLLIN, BotCommand, BotHost, Timing
+from arena.players.host import POLLIN, BotHost
 from arena.players.replies import chosen_action, read_reply
+from arena.players.values import BotCommand, Timing
 from arena.protocol import act_message
 from arena.sandbox import SandboxLevel
 from tests.players.reply_oracle import ACCEPTED, Judgement, judge

@@ -9,7 +9,8 @@ import pytest
 
 from arena.engine import Action, Decision, FaultReason, Observer
 from arena.players import RandomPlayer
-from arena.players.host import OFF_TURN_MS, BotHost, Timing
+from arena.players.host import OFF_TURN_MS, BotHost
+from arena.players.values import Timing
 from arena.sandbox import SandboxLevel, cpuclock, procfs
 from tests.players.test_remote import only_fault, play
 

@@ -12,7 +12,8 @@ import pytest
 
 from arena.engine import FaultReason
 from arena.players import RandomPlayer
-from arena.players.host import START_ATTEMPTS, STDIO_HINT, BotCommand, BotHost, Timing
+from arena.players.host import START_ATTEMPTS, STDIO_HINT, BotHost
+from arena.players.values import BotCommand, Timing
 from arena.sandbox import SandboxLevel
 from tests.players.conftest import STDIO_PRELUDE, ZMQ_PRELUDE
 from tests.players.test_remote import only_fault, play

@@ -9,7 +9,7 @@ import pytest
 
 from arena.engine import FaultReason
 from arena.players import RandomPlayer
-from arena.players.host import BotCommand
+from arena.players.values import BotCommand
 from tests.players.conftest import STDIO_PRELUDE, bot_code
 from tests.players.test_remote import only_fault, play
 

@@ -10,7 +10,8 @@ from tests.plugins.conftest import run
 MATCH = """
 import dataclasses, json, sys
 from arena.engine import RULESETS, Match
-from arena.players.host import BotHost, Timing
+from arena.players.host import BotHost
+from arena.players.values import Timing
 from arena.players.remote import RemotePlayer
 from arena.plugins import load_registry
 from arena.runner import play_match

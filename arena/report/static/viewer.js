@@ -16,6 +16,7 @@
   var names = [];
   var index = 0;
   var view = "full";
+  var logged = [];  // the bots with a stderr log of this match (OUTPUT/logs/BOT/MATCH.log), from the report's link
 
   // -- from records to steps ----------------------------------------------------------------------
 
@@ -556,7 +557,8 @@
     drawLog();
     $("first").disabled = $("prev").disabled = index === 0;
     $("last").disabled = $("next").disabled = index === steps.length - 1;
-    var hash = "#" + (stem !== null ? "match=" + encodeURIComponent(stem) + "&" : "") + "step=" + index +
+    var hash = "#" + (stem !== null ? "match=" + encodeURIComponent(stem) + "&" : "") +
+      (logged.length ? "logs=" + logged.map(encodeURIComponent).join(",") + "&" : "") + "step=" + index +
       (view === "full" ? "" : "&view=" + view);
     if (location.hash !== hash) {
       try { history.replaceState(null, "", hash); } catch (e) { /* some file:// setups refuse */ }
@@ -617,6 +619,13 @@
       tokens.className = "tokens";
       tokens.dataset.tokens = "0";
       head.append(h, no, tokens);
+      if (logged.indexOf(name) >= 0) {
+        var log = document.createElement("a");
+        log.className = "log-link";
+        log.href = "../logs/" + encodeURIComponent(name) + "/" + encodeURIComponent(d.match_id) + ".log";
+        log.textContent = "stderr log";
+        head.appendChild(log);
+      }
       var status = document.createElement("div");
       status.className = "status";
       el.append(head, status);
@@ -649,7 +658,12 @@
       wanted = inline[0];
     }
     if (!loaded[wanted]) { load(wanted); return; }
-    if (data !== loaded[wanted]) setUp(loaded[wanted]);
+    var logs = params.get("logs");
+    var fresh = (logs ? logs.split(",") : []);
+    if (data !== loaded[wanted] || fresh.join(",") !== logged.join(",")) {
+      logged = fresh;
+      setUp(loaded[wanted]);
+    }
     stem = params.get("match") === null ? null : wanted;
     var step = params.get("step");
     var fault = params.get("fault");

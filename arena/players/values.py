@@ -1,0 +1,55 @@
+"""How a bot is started and timed: plain values, which the configuration, the plugins' bot specs, the runner
+and check-bot use without loading the transports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommand:
+    """How to start a bot: a command, its protocol, and the directory of its files."""
+
+    name: str
+    command: tuple[str, ...]
+    protocol: str = "zmq"
+    directory: Path = field(default_factory=Path.cwd)
+
+    def __post_init__(self) -> None:
+        if self.protocol not in ("zmq", "stdio"):
+            raise ValueError(f"bot {self.name}: protocol must be zmq or stdio, not {self.protocol!r}")
+        if not self.command:
+            raise ValueError(f"bot {self.name}: the command is empty")
+
+    @classmethod
+    def in_directory(cls, name: str, command: tuple[str, ...], protocol: str, directory: Path) -> BotCommand:
+        """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
+        since a sandboxed bot starts in a private working directory."""
+        directory = directory.resolve()
+        resolved = tuple(
+            str(directory / part) if not Path(part).is_absolute() and (directory / part).exists() else part
+            for part in command
+        )
+        return cls(name, resolved, protocol, directory)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """A bot's time per reply is CPU time: what all its processes used since the request, at most move_ms. The
+    wall clock only caps it, at wall_factor times move_ms, so that a bot which waits (sleeps, blocks) cannot hold a
+    match up. Off its turn a bot is frozen, unless ponder allows it to think on the others' time."""
+
+    move_ms: int = 1000
+    startup_ms: int = 10000
+    wall_factor: int = 10
+    ponder: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("move_ms", "startup_ms", "wall_factor"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Timing.{name} must be at least 1, not {getattr(self, name)}")
+
+    @property
+    def wall_ms(self) -> int:
+        return self.move_ms * self.wall_factor
