@@ -113,9 +113,13 @@ def _finish(config_path: Path) -> Tournament:
 
 @pytest.fixture(scope="session")
 def two_player(tmp_path_factory: pytest.TempPathFactory) -> Tournament:
-    """A round-robin of built-in bots, two a table, and a bot that answers an illegal index on its first turn."""
+    """A round-robin of built-in bots, two a table, and a bot that logs a line to its stderr and answers an illegal
+    index on its first turn."""
     folder = tmp_path_factory.mktemp("two-player")
-    (folder / "bad.py").write_text("from arena.sdk import run\nrun(lambda message: 999)\n")
+    (folder / "bad.py").write_text(
+        "import sys\nfrom arena.sdk import run\n"
+        "print('bad: about to answer 999', file=sys.stderr)\nrun(lambda message: 999)\n"
+    )
     config = write_tournament(
         folder,
         "pairs",

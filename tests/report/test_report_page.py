@@ -29,7 +29,7 @@ def _shown_standings(browser: WebDriver) -> list[dict[str, object]]:
         cell = {name: row.find_element("css selector", f".{name}").text for name in ("rank", "matches", "wins")}
         rows.append(
             {
-                "bot": row.find_element("css selector", "th.bot").text.removesuffix(" candidate"),
+                "bot": row.find_element("css selector", "th.bot").text.removesuffix(" logs").removesuffix(" candidate"),
                 "rank": int(cell["rank"]),
                 "matches": int(cell["matches"]),
                 "wins": int(cell["wins"]),
@@ -136,7 +136,8 @@ def test_every_match_links_to_its_replay_page(browser: WebDriver, two_player: To
     links = browser.find_elements("css selector", "#matches a.replay-link")
     assert [link.text for link in links] == ids
     for link, match_id in zip(links, ids, strict=True):
-        assert (link.get_attribute("href") or "").endswith(f"/report/viewer.html#match={match_id}")
+        href = (link.get_attribute("href") or "").removesuffix("&logs=bad")  # bad's matches name its log too
+        assert href.endswith(f"/report/viewer.html#match={match_id}")
         assert (two_player.index.parent / "matches" / f"{match_id}.js").is_file()
     links[0].click()
     assert browser.find_element("id", "title").text == f"Match {ids[0]}"
@@ -185,3 +186,33 @@ def test_arena_run_writes_the_report_and_a_gauntlet_has_a_section_per_candidate(
         row.get_attribute("data-bot") for row in browser.find_elements("css selector", "#standings-table tr[data-bot]")
     ]
     assert shown == [row["bot"] for row in standings_json(output)]
+
+
+def test_a_bots_logs_are_linked_from_the_standings_the_matches_and_the_viewer(
+    browser: WebDriver, two_player: Tournament
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _open(browser, two_player.index)
+    [folder] = browser.find_elements("css selector", "#standings-table tr[data-bot='bad'] a.log-link")
+    assert folder.get_attribute("href") == (two_player.output / "logs" / "bad").as_uri() + "/"
+    assert browser.find_elements("css selector", "#standings-table tr[data-bot='random-0'] a.log-link") == []
+    rows = [
+        row
+        for row in browser.find_elements("css selector", "tr.match")
+        if row.find_elements("css selector", "a.log-link")
+    ]
+    logged = {row.get_attribute("data-match") for row in rows}
+    assert logged == {path.stem for path in (two_player.output / "logs" / "bad").glob("*.log")} != set()
+    match_id = rows[0].get_attribute("data-match")
+    rows[0].find_element("css selector", "a.replay-link").click()
+    WebDriverWait(browser, 20, poll_frequency=0.02).until(
+        lambda driver: driver.find_elements("css selector", "#seats .seat a.log-link")
+    )
+    [seat_link] = browser.find_elements("css selector", "#seats .seat a.log-link")  # bad's seat, no other
+    log = two_player.output / "logs" / "bad" / f"{match_id}.log"
+    assert seat_link.get_attribute("href") == log.as_uri()
+    browser.find_element("id", "next").click()  # stepping keeps the logs in the address
+    assert "logs=bad" in browser.current_url
+    browser.get(seat_link.get_attribute("href") or "")
+    assert "bad: about to answer 999" in browser.find_element("tag name", "body").text

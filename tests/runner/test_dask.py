@@ -49,6 +49,12 @@ def test_a_tournament_on_a_cluster_gives_exactly_the_local_results(
     assert main(["run", str(cluster_output), "--dask", cluster.scheduler_address, "--quiet"]) == 0
     assert "12 matches (12 played now)" in capsys.readouterr().out
     assert results(load_config(cluster_output).output) == results(local.output)
+    # the workers have no output folder: each match's stderr comes back with its result, and is kept the same
+    assert logs(load_config(cluster_output).output) == logs(local.output) != {}
+
+
+def logs(output: Path) -> dict[str, str]:
+    return {str(path.relative_to(output)): path.read_text() for path in (output / "logs").rglob("*.log")}
 
 
 def test_a_bot_directory_with_links_plays_on_a_cluster_as_it_does_locally(
