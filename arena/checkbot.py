@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.engine import Match, Ruleset
-from arena.players import Player, PlayerFault, RandomPlayer
+from arena.errors import PlayerFault
+from arena.players import Player, RandomPlayer
 from arena.players.host import START_ATTEMPTS, BotHost
 from arena.players.remote import RemotePlayer
 from arena.players.values import BotCommand, Timing
@@ -57,7 +58,7 @@ def check_bot(
     bot: BotCommand,
     ruleset: Ruleset,
     *,
-    matches: int = 2,
+    matches: int = 3,
     timing: Timing = Timing(),
     sandbox: SandboxLevel = SandboxLevel.STRICT,
     limits: Limits = Limits(),

@@ -16,7 +16,7 @@ from arena import __version__
 from arena.engine import RULESETS, Match, get_ruleset
 from arena.errors import ArenaError, ReplayMismatch, UsageError
 from arena.players import RandomPlayer
-from arena.players.values import Timing
+from arena.players.values import Timing, Transport
 from arena.replay import Narrator, Resimulation, read_replay, write_replay
 from arena.runner import play_match
 from arena.sandbox.spec import Limits, MemoryMechanism
@@ -441,7 +441,12 @@ def build_parser() -> argparse.ArgumentParser:
         usage="arena check-bot [options] -- CMD [ARGS ...]",
     )
     timing, limits = Timing(), Limits()
-    check.add_argument("--protocol", choices=["zmq", "stdio"], default="zmq", help="default: zmq")
+    check.add_argument(
+        "--protocol",
+        choices=[transport.value for transport in Transport],
+        default=Transport.ZMQ.value,
+        help=f"default: {Transport.ZMQ.value}",
+    )
     check.add_argument("--sandbox", choices=["strict", "basic", "none"], default="strict", help="default: strict")
     check.add_argument("--ruleset", choices=sorted(RULESETS), default="2019", help="default: 2019")
     check.add_argument("--matches", type=int, default=3, help="matches per table size (default: 3)")
@@ -627,8 +632,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     finally:
-        if "arena.sandbox" in sys.modules:
-            sys.modules["arena.sandbox"].kill_all()
+        if "arena.sandbox.process" in sys.modules:  # a bot may have been started
+            sys.modules["arena.sandbox.process"].kill_all()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@
       StoreError             an output folder that holds other results, or none (exit status 2)
       OutputDiskFull         the disk under the output folder is full: a clean stop, resumed by a rerun
       WorkerFailed           a worker process that failed outside any bot's fault (arena.runner)
+    PlayerFault              a seat's player failed (a bot's fault, of a PROTOCOL.md reason): the referee
+                             disqualifies that seat, and the match goes on
     RulesError (engine)      a request the rules do not allow
       IllegalAction          an answer not among the legal answers
       IllegalDeal            a round set up against the rules
@@ -23,7 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena.engine import FaultReason
 from arena.engine.errors import IllegalAction, IllegalDeal, RulesError, WrongPhase
+
+
+class PlayerFault(Exception):
+    """A player failed; the referee disqualifies its seat with this reason and detail. Not an ArenaError: a bot's
+    fault ends its seat, never the run."""
+
+    def __init__(self, reason: FaultReason, detail: str, stderr_tail: str = "") -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.stderr_tail = stderr_tail
 
 
 class ArenaError(Exception):
@@ -99,6 +113,7 @@ __all__ = [
     "IllegalAction",
     "IllegalDeal",
     "OutputDiskFull",
+    "PlayerFault",
     "PluginError",
     "ReplayError",
     "ReplayMismatch",

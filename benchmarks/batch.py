@@ -41,9 +41,9 @@ from typing import Any
 
 from arena.config import TournamentConfig, load_config
 from arena.engine import Match, get_ruleset
+from arena.matches import MatchJob, match_seed
 from arena.plugins import load_registry
 from arena.runner import executor as executor_module
-from arena.runner.jobs import MatchJob, match_seed
 from arena.runner.referee import play_match
 from arena.runner.tournament import run_tournament
 from arena.runner.worker import settle_heap

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.checkbot import check_bot
 from arena.engine import get_ruleset
-from arena.players.values import BotCommand
+from arena.players.values import BotCommand, Transport
 from arena.sandbox import Limits, MemoryMechanism, SandboxLevel, cgroups, resolve_level
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,14 +38,14 @@ def java_bot() -> BotCommand | None:
     subprocess.run(["javac", "-d", str(directory), str(ROOT / "examples" / "java-bot" / "Bot.java")], check=True)
     for path in directory.iterdir():
         path.chmod(0o644)
-    return BotCommand("java-bot", ("java", "-cp", str(directory), "Bot"), "stdio", directory)
+    return BotCommand("java-bot", ("java", "-cp", str(directory), "Bot"), Transport.STDIO, directory)
 
 
 def node_bot() -> BotCommand | None:
     if not shutil.which("node"):
         return None
     directory = ROOT / "examples" / "node-bot"
-    return BotCommand("node-bot", ("node", str(directory / "bot.js")), "stdio", directory)
+    return BotCommand("node-bot", ("node", str(directory / "bot.js")), Transport.STDIO, directory)
 
 
 def main() -> None:

@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 from arena.engine import RULESETS, Match
-from arena.players import PlayerFault
+from arena.errors import PlayerFault
 from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
-from arena.players.values import BotCommand, Timing
+from arena.players.values import BotCommand, Timing, Transport
 from arena.runner import play_match
 from arena.runner.worker import settle_heap
 from arena.sandbox import SandboxLevel, resolve_level
@@ -39,8 +39,8 @@ PINGPONG = ROOT.parent / "shared" / "bench" / "pingpong_arena.py"
 BOT = ROOT / "examples" / "random_bot.py"
 
 
-PYTHON_BOT = BotCommand("random-example", (sys.executable, str(BOT)), "zmq", BOT.parent)
-PYTHON_STDIO_BOT = BotCommand("random-example", PYTHON_BOT.command, "stdio", BOT.parent)
+PYTHON_BOT = BotCommand("random-example", (sys.executable, str(BOT)), Transport.ZMQ, BOT.parent)
+PYTHON_STDIO_BOT = BotCommand("random-example", PYTHON_BOT.command, Transport.STDIO, BOT.parent)
 
 
 def make_hosts(level: SandboxLevel, cpu: int | None, count: int = 4, bot: BotCommand = PYTHON_BOT) -> list[BotHost]:
@@ -55,7 +55,7 @@ def build_c_bot() -> BotCommand | None:
     directory.chmod(0o755)
     shutil.copytree(ROOT / "examples" / "c-bot", directory, dirs_exist_ok=True)
     subprocess.run(["make", "-s"], cwd=directory, check=True, timeout=120)
-    return BotCommand("c-bot", (str(directory / "bot"),), "zmq", directory)
+    return BotCommand("c-bot", (str(directory / "bot"),), Transport.ZMQ, directory)
 
 
 def play(hosts: list[BotHost], seed: int) -> int:

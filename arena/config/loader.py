@@ -43,7 +43,7 @@ from arena.config.values import (
 )
 from arena.engine import RULESETS
 from arena.errors import ConfigError
-from arena.players.values import BotCommand, Timing
+from arena.players.values import BotCommand, Timing, Transport
 from arena.plugins.registry import NAME
 from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
 from arena.sandbox.command import bot_path
@@ -506,7 +506,7 @@ def _bot_path(sandbox: object) -> str:
 def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
     """The arguments that name files made absolute (BotCommand.in_directory) and resolved as well: a path
     through `..` fails inside a sandbox that shows the target's directory but not the one it was written from."""
-    absolute = BotCommand.in_directory("-", tuple(written), "zmq", base).command
+    absolute = BotCommand.in_directory("-", tuple(written), Transport.ZMQ, base).command
     return tuple(str(Path(new).resolve()) if new != old else old for old, new in zip(written, absolute, strict=True))
 
 
@@ -702,7 +702,7 @@ def _entry(bot: _Bot, base: Path) -> BotEntry:
         return BotEntry(bot.name, builtin=bot.builtin, subprocess=bool(bot.subprocess))
     assert bot.command is not None
     written = tuple(bot.command)
-    protocol = bot.protocol or "zmq"
+    protocol = Transport(bot.protocol or Transport.ZMQ)
     command = _absolute_command(written, base)
     return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, bot_directory(written, bot.dir, base)))
 

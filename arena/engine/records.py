@@ -7,14 +7,16 @@ The replay format is written from these records.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
+from enum import Enum, StrEnum
 
 from arena.engine.actions import Action, DecisionKind
 from arena.engine.cards import Card
 from arena.engine.frozen import frozen
 
 
-class FaultReason(Enum):
+class FaultReason(StrEnum):
+    """PROTOCOL.md's fault kinds; a StrEnum, so that a reason is its name in JSON, SQLite and on a page."""
+
     HANDSHAKE = "handshake"
     CRASH = "crash"
     LIMIT = "limit"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from arena.engine import Action, Decision, FaultReason, MatchResult, Observer
+from arena.engine import Action, Decision, MatchResult, Observer
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,16 +19,6 @@ class MatchInfo:
     seat: int
     players: tuple[str, ...]
     target: int
-
-
-class PlayerFault(Exception):
-    """A player failed; the referee disqualifies its seat with this reason and detail."""
-
-    def __init__(self, reason: FaultReason, detail: str, stderr_tail: str = "") -> None:
-        super().__init__(f"{reason.value}: {detail}")
-        self.reason = reason
-        self.detail = detail
-        self.stderr_tail = stderr_tail
 
 
 class Player(Protocol):

@@ -2,6 +2,8 @@
 
 A channel moves whole messages only. Waiting, deadlines and faults are the host's job; a channel
 says what happened: a message (its bytes), something garbled, a peer that went away, or nothing yet.
+`start(transport, ...)` launches a bot's process with what its transport needs and gives its channel:
+a new transport is a class with the Channel methods and an entry in CHANNELS.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ import errno
 import os
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, ClassVar, Protocol, cast
 
 import zmq
 from zmq.backend import Socket as _RawSocket
+
+from arena.players.values import Transport
+from arena.sandbox import BotProcess, LaunchSpec, launch
 
 MAX_MESSAGE = 64 * 1024
 """Largest message (ZeroMQ) or line (stdio) a bot may send, in bytes."""
@@ -43,9 +48,67 @@ class Dropped:
 Arrival = bytes | Garbled | Dropped
 """A message arrives as its payload, bare: it is what nearly every arrival is."""
 
+POLLIN, POLLOUT = int(zmq.POLLIN), int(zmq.POLLOUT)
+
+
+class Channel(Protocol):
+    peer: bytes | None
+    """The routing id of the connection that said a valid hello, where a channel tells connections apart."""
+    token_required: ClassVar[bool]
+    """A hello must carry the process's token (a stdio bot, on pipes only its process holds, may leave it out)."""
+    stdout_logged: ClassVar[bool]
+    """The bot's standard output goes to its log: a hello found there was sent on the wrong transport."""
+
+    def poll_items(self) -> list[tuple[Any, int]]:
+        """What to poll for now, and for what (zmq.POLLIN, POLLOUT): sockets and file descriptors."""
+        ...
+
+    def pump(self, ready: Sequence[object]) -> bool:
+        """Move what waits to be written, where the poll found room; False once the bot cannot be written to."""
+        ...
+
+    def send(self, payload: bytes) -> bool:
+        """False when the bot's connection is gone."""
+        ...
+
+    def arrivals(self, ready: Sequence[object]) -> list[tuple[bytes, Arrival]]:
+        """Everything readable now, as (routing id, arrival)."""
+        ...
+
+    def accept(self, identity: bytes) -> None:
+        """The last message read, a valid hello, came from the bot: from now on only its connection counts."""
+        ...
+
+    def discard_stale(self) -> int:
+        """Drop what arrived while no message awaited a reply; how much was dropped."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def start(
+    transport: Transport, spec: LaunchSpec, directory: Path, context: zmq.Context | None = None
+) -> tuple[Channel, BotProcess]:
+    """The bot's process, launched with what its transport needs (`directory`: a private one for a socket), and
+    its channel. SandboxError or OSError when it cannot start, leaving nothing open."""
+    return CHANNELS[transport].start(spec, directory, context)
+
 
 class ZmqChannel:
     """The arena's ROUTER socket for one bot process, in that bot's private directory."""
+
+    token_required: ClassVar[bool] = True
+    stdout_logged: ClassVar[bool] = True
+
+    @classmethod
+    def start(cls, spec: LaunchSpec, directory: Path, context: zmq.Context | None) -> tuple[ZmqChannel, BotProcess]:
+        channel = cls(context if context is not None else zmq.Context.instance(), directory)
+        try:
+            process = launch(replace(spec, env={**spec.env, "ARENA_ENDPOINT": channel.endpoint}, socket_dir=directory))
+        except BaseException:
+            channel.close()
+            raise
+        return channel, process
 
     def __init__(self, context: zmq.Context, directory: Path) -> None:
         self.path = directory / "arena.sock"
@@ -56,6 +119,7 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.socket.bind(self.endpoint)
         self.monitor = self.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        self._poll_items: list[tuple[Any, int]] = [(self.socket, POLLIN), (self.monitor, POLLIN)]
         self.peer: bytes | None = None
         """The routing id of the connection that said a valid hello: the bot."""
         self._peer_fd: int | None = None
@@ -65,8 +129,11 @@ class ZmqChannel:
         """The last message read, a valid hello, came from the bot: from now on only its connection counts."""
         self.peer, self._peer_fd = identity, self._last_fd
 
-    def pollables(self) -> list[zmq.Socket]:
-        return [self.socket, self.monitor]
+    def poll_items(self) -> list[tuple[Any, int]]:
+        return self._poll_items
+
+    def pump(self, ready: Sequence[object]) -> bool:
+        return True  # libzmq writes for us
 
     def send(self, payload: bytes) -> bool:
         """False when the bot's connection is gone."""
@@ -167,6 +234,15 @@ def _receive(socket: zmq.Socket) -> list[bytes] | None:
 class StdioChannel:
     """JSON lines over the bot's stdin and stdout pipes."""
 
+    token_required: ClassVar[bool] = False
+    stdout_logged: ClassVar[bool] = False
+
+    @classmethod
+    def start(cls, spec: LaunchSpec, directory: Path, context: zmq.Context | None) -> tuple[StdioChannel, BotProcess]:
+        process = launch(replace(spec, stdio=True))
+        assert process.stdin_fd is not None and process.stdout_fd is not None
+        return cls(process.stdin_fd, process.stdout_fd), process
+
     def __init__(self, stdin_fd: int, stdout_fd: int) -> None:
         os.set_blocking(stdin_fd, False)
         os.set_blocking(stdout_fd, False)
@@ -179,13 +255,17 @@ class StdioChannel:
         self._closed = False
         self.peer: bytes | None = None
         """Always None: a pipe has one peer, the process."""
+        self._reading_items: list[tuple[Any, int]] = [(stdout_fd, POLLIN)]
+        self._writing_items: list[tuple[Any, int]] = [(stdout_fd, POLLIN), (stdin_fd, POLLOUT)]
 
-    def pollables(self) -> list[int]:
-        return [self.stdout_fd]
+    def poll_items(self) -> list[tuple[Any, int]]:
+        return self._writing_items if self._pending else self._reading_items
 
-    @property
-    def writing(self) -> bool:
-        return bool(self._pending)
+    def pump(self, ready: Sequence[object]) -> bool:
+        return self.stdin_fd not in ready or self.flush()
+
+    def accept(self, identity: bytes) -> None:
+        pass  # a pipe has one peer, the process
 
     def send(self, payload: bytes) -> bool:
         self._pending += payload + b"\n"
@@ -257,3 +337,9 @@ class StdioChannel:
         """The pipes belong to the bot process, which closes them when it is killed."""
         self._buffer.clear()
         self._pending = b""
+
+
+CHANNELS: dict[Transport, type[ZmqChannel] | type[StdioChannel]] = {
+    Transport.ZMQ: ZmqChannel,
+    Transport.STDIO: StdioChannel,
+}

@@ -28,12 +28,13 @@ import zmq
 from zmq.backend import zmq_poll
 
 from arena.engine import FaultReason
-from arena.players.base import PlayerFault
-from arena.players.channels import Dropped, StdioChannel, ZmqChannel
-from arena.players.replies import decode, malformed, read_reply, snippet
+from arena.errors import PlayerFault
+from arena.players import channels
+from arena.players.channels import POLLIN, Channel, Dropped
 from arena.players.values import BotCommand, Timing
-from arena.protocol import PROTOCOL_VERSION, shown
-from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, launch
+from arena.protocol import read_hello, read_reply, shutdown_message, welcome_message
+from arena.protocol.replies import malformed
+from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel
 from arena.sandbox.cpuclock import CpuClock
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,6 @@ DROP_GRACE_S = 1.0
 """After the bot's connection drops, how long its process has to exit (a crash, then) before the drop counts as
 the bot's malformed message: a dying process hangs up first, and exits late on a loaded machine."""
 SHUTDOWN_GRACE_S = 2.0
-POLLIN, POLLOUT = int(zmq.POLLIN), int(zmq.POLLOUT)
 IDLE_LOOK_S = 0.002
 """How long a bot seen alive counts as alive for the checks between decisions (a move takes ~0.3 ms)."""
 CORES = os.cpu_count() or 1
@@ -101,10 +101,8 @@ class BotHost:
         self.stats = HostStats()
         self._context = context
         self._process: BotProcess | None = None
-        self._channel: ZmqChannel | StdioChannel | None = None
+        self._channel: Channel | None = None
         self._directory: Path | None = None
-        self._poll_items: list[tuple[Any, int]] | None = None  # sockets and file descriptors
-        """The channel and the process's pidfd, polled together; one list per process."""
         self._exit_watch: select.poll | None = None
         """The process's pidfd alone: a look between decisions."""
         self._idle_look_due = 0.0
@@ -173,40 +171,24 @@ class BotHost:
     def _launch(self) -> str:
         """Start the process and its channel; the token its hello must carry."""
         token = secrets.token_hex(16)
-        env = {"ARENA_TOKEN": token}
         self._directory = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
-        channel: ZmqChannel | None = None
-        if self.bot.protocol == "zmq":
-            if self._context is None:
-                self._context = zmq.Context.instance()
-            channel = ZmqChannel(self._context, self._directory)
-            env["ARENA_ENDPOINT"] = channel.endpoint
         spec = LaunchSpec(
             command=self.bot.command,
             bot_dir=self.bot.directory,
-            env=env,
+            env={"ARENA_TOKEN": token},
             level=self.sandbox,
             limits=self.limits,
-            socket_dir=self._directory if channel else None,
-            stdio=channel is None,
             cpu=self.cpu,
             stderr_echo=self.stderr_echo,
         )
         try:
-            self._process = launch(spec)
-            self._cpu_check_due = time.monotonic() + self.limits.cpu_s / 2 / CORES
+            self._channel, self._process = channels.start(self.bot.protocol, spec, self._directory, self._context)
         except (SandboxError, OSError) as error:  # OSError: e.g. the system's temporary folder is full
-            if channel:
-                channel.close()
             raise PlayerFault(FaultReason.CRASH, str(error)) from None
+        self._cpu_check_due = time.monotonic() + self.limits.cpu_s / 2 / CORES
         self._cpu_at_reply = None
         self._exit_watch = select.poll()
         self._exit_watch.register(self._process.fileno(), select.POLLIN)
-        if channel is None:
-            assert self._process.stdin_fd is not None and self._process.stdout_fd is not None
-            self._channel = StdioChannel(self._process.stdin_fd, self._process.stdout_fd)
-        else:
-            self._channel = channel
         return token
 
     def _await_hello(self, token: str) -> None:
@@ -220,37 +202,19 @@ class BotHost:
                 raise self.fault(
                     PlayerFault(FaultReason.HANDSHAKE, f"no hello within {self.timing.startup_ms} ms{note}")
                 )
+            assert self._channel is not None
             try:
-                hello = decode(payload)
+                not_a_hello = read_hello(payload, token, token_required=self._channel.token_required)
             except PlayerFault as fault:
-                ignored = ignored or fault.detail
+                raise self.fault(fault) from None
+            if not_a_hello is not None:
+                ignored = ignored or not_a_hello
                 continue
-            if type(hello) is not dict or hello.get("type") != "hello":
-                ignored = ignored or f"a message that is not a hello: {snippet(payload)}"
-                continue
-            version = hello.get("protocol")
-            if type(version) is not int or version != PROTOCOL_VERSION:
-                raise self.fault(
-                    PlayerFault(FaultReason.HANDSHAKE, f"hello says protocol {shown(version)}; this arena speaks 1")
-                )
-            token_due = self.bot.protocol == "zmq" or "token" in hello  # stdio bots may leave it out
-            if token_due and hello.get("token") != token:
-                raise self.fault(
-                    PlayerFault(FaultReason.HANDSHAKE, "hello has a wrong token (not this process's ARENA_TOKEN)")
-                )
-            if isinstance(self._channel, ZmqChannel):
-                self._channel.accept(identity)
+            self._channel.accept(identity)
             return
 
     def _welcome(self) -> None:
-        welcome = {
-            "type": "welcome",
-            "protocol": PROTOCOL_VERSION,
-            "name": self.bot.name,
-            "limits": {"move_ms": self.timing.move_ms, "startup_ms": self.timing.startup_ms},
-            "events": [],
-        }
-        self.request(welcome)
+        self.request(welcome_message(self.bot.name, self.timing.move_ms, self.timing.startup_ms))
 
     def request(self, message: dict[str, Any], *, freeze: bool = True) -> dict[str, Any]:
         """Send one message and return the bot's reply object; PlayerFault on any fault.
@@ -313,11 +277,7 @@ class BotHost:
         (budget.spent tells); faults for exits and drops."""
         channel, process = self._channel, self._process
         assert channel is not None and process is not None
-        if self._poll_items is None:
-            self._poll_items = [(item, POLLIN) for item in (*channel.pollables(), process.fileno())]
-        items = self._poll_items
-        if isinstance(channel, StdioChannel) and channel.writing:
-            items = [*items, (channel.stdin_fd, POLLOUT)]
+        exit_item = (process.fileno(), POLLIN)
         exited_at: float | None = None
         while True:
             now = time.monotonic()
@@ -329,14 +289,11 @@ class BotHost:
             wait_s = limit - now
             if budget is not None:
                 wait_s = min(wait_s, budget.due - now)
-            ready = [item for item, _ in zmq_poll(items, max(1, int(wait_s * 1000)))]
+            ready = [item for item, _ in zmq_poll([*channel.poll_items(), exit_item], max(1, int(wait_s * 1000)))]
             if budget is not None and time.monotonic() >= budget.due and budget.spent():
                 return b"", None
-            if isinstance(channel, StdioChannel) and channel.stdin_fd in ready:
-                if not channel.flush():
-                    exited_at = exited_at or time.monotonic()
-                if not channel.writing:
-                    items = self._poll_items
+            if not channel.pump(ready):
+                exited_at = exited_at or time.monotonic()
             for identity, arrival in channel.arrivals(ready):
                 if isinstance(arrival, bytes):
                     if channel.peer is not None and identity != channel.peer:
@@ -373,7 +330,8 @@ class BotHost:
         """Attach the stderr tail, kill the process tree, and hand the fault back to raise."""
         if self._process is not None:
             fault.stderr_tail = self._process.stderr_tail()
-            if self._awaiting_hello and self.bot.protocol == "zmq" and _says_hello(self._process.stderr_log):
+            logs_stdout = self._channel is not None and self._channel.stdout_logged
+            if self._awaiting_hello and logs_stdout and _says_hello(self._process.stderr_log):
                 self.stats.hello_on_stdout = True
                 fault.detail = f"{fault.detail}; {STDIO_HINT}"
         self.kill()
@@ -385,7 +343,7 @@ class BotHost:
         if self.running:
             self.peak_disk()  # what it wrote, before it may clean up
             try:
-                self.request({"type": "shutdown", "events": []}, freeze=False)
+                self.request(shutdown_message(), freeze=False)
             except PlayerFault as error:
                 fault = error
             if self._process is not None:
@@ -404,7 +362,7 @@ class BotHost:
         return max(self.stats.peak_disk, live)
 
     def kill(self) -> None:
-        self._poll_items = self._exit_watch = None
+        self._exit_watch = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None

@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 
-from arena.engine import Action, Decision, FaultReason, MatchResult, Observer
-from arena.players.base import MatchInfo, PlayerFault
-from arena.protocol import MalformedAction, act_message, match_end_message, match_start_message, parse_action
+from arena.engine import Action, Decision, MatchResult, Observer
+from arena.players.base import MatchInfo
+from arena.protocol import act_message, answered_action, match_end_message, match_start_message
 
 
 class MessagePlayer:
@@ -31,19 +31,9 @@ class MessagePlayer:
         self._tell("match_start", message)
 
     def act(self, decision: Decision, observer: Observer) -> Action:
-        message = act_message(self._match_id, observer.view(), self.move_ms, observer.take_events())
-        answer = self.bot.act(_wire(message))
-        if isinstance(answer, int) and not isinstance(answer, bool):
-            if 0 <= answer < len(decision.legal):
-                return decision.legal[answer]
-            raise PlayerFault(FaultReason.ILLEGAL, f"index {answer} is outside legal (0 to {len(decision.legal) - 1})")
-        try:
-            action = parse_action(answer)
-        except MalformedAction as error:
-            raise PlayerFault(FaultReason.ILLEGAL, f"{answer!r}: {error}") from None
-        if not decision.accepts(action):
-            raise PlayerFault(FaultReason.ILLEGAL, f"{answer!r} is not among the legal answers")
-        return action
+        view = observer.view()
+        message = act_message(self._match_id, view, self.move_ms, observer.take_events())
+        return answered_action(self.bot.act(_wire(message)), decision, view)
 
     def end_match(self, result: MatchResult, observer: Observer) -> None:
         self._tell("match_end", match_end_message(self._match_id, result, observer.take_events()))

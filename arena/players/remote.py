@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from arena.engine import Action, Decision, MatchResult, Observer
-from arena.players.base import MatchInfo, PlayerFault
+from arena.errors import PlayerFault
+from arena.players.base import MatchInfo
 from arena.players.host import BotHost
-from arena.players.replies import chosen_action
 from arena.protocol import act_message, match_end_message, match_start_message
+from arena.protocol.replies import chosen_action
 
 
 class RemotePlayer:

@@ -4,7 +4,15 @@ and check-bot use without loading the transports."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
+
+
+class Transport(StrEnum):
+    """How a bot's messages travel (PROTOCOL.md, Transports); arena.players.channels has a channel for each."""
+
+    ZMQ = "zmq"
+    STDIO = "stdio"
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,17 +21,22 @@ class BotCommand:
 
     name: str
     command: tuple[str, ...]
-    protocol: str = "zmq"
+    protocol: Transport = Transport.ZMQ
     directory: Path = field(default_factory=Path.cwd)
 
     def __post_init__(self) -> None:
-        if self.protocol not in ("zmq", "stdio"):
-            raise ValueError(f"bot {self.name}: protocol must be zmq or stdio, not {self.protocol!r}")
+        if not isinstance(self.protocol, Transport):  # a name, as a caller without types may give it
+            if self.protocol not in tuple(Transport):
+                names = " or ".join(transport.value for transport in Transport)
+                raise ValueError(f"bot {self.name}: protocol must be {names}, not {self.protocol!r}")
+            object.__setattr__(self, "protocol", Transport(self.protocol))
         if not self.command:
             raise ValueError(f"bot {self.name}: the command is empty")
 
     @classmethod
-    def in_directory(cls, name: str, command: tuple[str, ...], protocol: str, directory: Path) -> BotCommand:
+    def in_directory(
+        cls, name: str, command: tuple[str, ...], protocol: Transport | str, directory: Path
+    ) -> BotCommand:
         """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
         since a sandboxed bot starts in a private working directory."""
         directory = directory.resolve()
@@ -31,7 +44,7 @@ class BotCommand:
             str(directory / part) if not Path(part).is_absolute() and (directory / part).exists() else part
             for part in command
         )
-        return cls(name, resolved, protocol, directory)
+        return cls(name, resolved, Transport(protocol), directory)
 
 
 @dataclass(frozen=True, slots=True)

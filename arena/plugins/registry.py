@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterator, Mapping
 
 from arena.errors import PluginError
+from arena.players.values import Transport
 from arena.plugins.spec import BotSpec, RegisteredBot
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 """A bot's name: what configuration files and the command line use, so no spaces and no slashes."""
-PROTOCOLS = ("zmq", "stdio")
+PROTOCOLS = tuple(transport.value for transport in Transport)
 
 
 class BotRegistry(Mapping[str, RegisteredBot]):

@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from arena.players.base import Player
-
-if TYPE_CHECKING:
-    from arena.players.values import BotCommand
+from arena.players.values import BotCommand, Transport
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +18,8 @@ class BotSpec:
     """The argv that starts the bot as a subprocess speaking PROTOCOL.md."""
     directory: Path
     """The bot's own files: shown read-only to it in the strict sandbox, and its working files' origin."""
-    protocol: str = "zmq"
-    """How the subprocess talks: "zmq" or "stdio"."""
+    protocol: str = Transport.ZMQ.value
+    """How the subprocess talks: "zmq" or "stdio" (a Transport's name: plugins need not import it)."""
     player: Callable[[int], Player] | None = None
     """Makes a trusted in-process player of the same bot for a move time limit in ms: fast runs, no process,
     no sandbox."""
@@ -41,7 +38,5 @@ class RegisteredBot:
         return self.spec.name
 
     def bot_command(self) -> BotCommand:
-        """How a BotHost starts this bot as a subprocess (imported late: it brings in zmq and the sandbox)."""
-        from arena.players.values import BotCommand
-
-        return BotCommand(self.spec.name, self.spec.command, self.spec.protocol, self.spec.directory)
+        """How a BotHost starts this bot as a subprocess."""
+        return BotCommand(self.spec.name, self.spec.command, Transport(self.spec.protocol), self.spec.directory)

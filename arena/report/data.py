@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.runner.jobs import FaultRow
+from arena.matches import FaultRow
 from arena.store import ResultStore
 from arena.store.export import bots_of, standing_rows
 from arena.tournament import MatchRecord, cross_table, pair_records, rating_by_match, rating_history

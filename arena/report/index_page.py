@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from html import escape
 
 from arena import __version__
+from arena.matches import FaultRow
 from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
 from arena.report.page import document, number, percent
 from arena.report.replay_page import log_href, viewer_href
 from arena.report.svg import colour, dash, interval_bar, line_chart
-from arena.runner.jobs import FaultRow
 
 FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet"}
 

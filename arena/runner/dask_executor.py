@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from arena.config import BotEntry, TournamentConfig
 from arena.errors import UsageError, WorkerFailed
+from arena.matches import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.players.values import BotCommand
 from arena.runner import bundles
-from arena.runner.jobs import MatchDone, MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
-from arena.runner.jobs import MatchFailed, MatchJob, MatchOutcome
+from arena.matches import MatchFailed, MatchJob, MatchOutcome
 from arena.runner.worker import MatchWorker, settle_heap
 from arena.sandbox import kill_all, linux
 

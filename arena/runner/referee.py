@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine import EventFeed, FaultReason, IllegalAction, Match, MatchResult, Observer, Phase
-from arena.players.base import MatchInfo, Player, PlayerFault
+from arena.errors import PlayerFault
+from arena.players.base import MatchInfo, Player
 from arena.protocol import action_json
 
 

@@ -18,8 +18,8 @@ from tqdm import tqdm
 
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
+from arena.matches import MatchFailed, MatchJob, match_seed
 from arena.runner.executor import Executor, executor_for
-from arena.runner.jobs import MatchFailed, MatchJob, match_seed
 from arena.runner.schedule import scheduled_rounds
 from arena.store import ResultStore
 from arena.store.disk import writing

@@ -12,6 +12,7 @@ from pathlib import Path
 from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
 from arena.errors import OutputDiskFull
+from arena.matches import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.players import Player
 from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
@@ -19,7 +20,6 @@ from arena.players.values import BotCommand
 from arena.plugins import load_registry
 from arena.replay.lines import dump_line, replay_lines
 from arena.report import matches_folder, write_match_data
-from arena.runner.jobs import FaultRow, MatchDone, MatchFailed, MatchJob
 from arena.runner.referee import play_match
 from arena.store.database import replay_path
 from arena.store.disk import write_atomically
@@ -76,7 +76,7 @@ class MatchWorker:
         match = Match(self.ruleset, list(job.seats), job.seed)
         outcome = play_match(match, [self._player(name) for name in job.seats], job.match_id)
         faults = tuple(
-            FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason.value, f.detail, f.stderr_tail, f.after_match)
+            FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason, f.detail, f.stderr_tail, f.after_match)
             for f in outcome.faults
         )
         result = outcome.result

@@ -55,11 +55,35 @@ What to know as a caller:
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from arena.sandbox.errors import SandboxError
-from arena.sandbox.launcher import launch, preflight
-from arena.sandbox.levels import resolve_level
-from arena.sandbox.process import BotProcess, kill_all
 from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
+
+if TYPE_CHECKING:
+    from arena.sandbox.launcher import preflight
+    from arena.sandbox.levels import launch, resolve_level
+    from arena.sandbox.process import BotProcess, kill_all
+
+_STARTING = {
+    "BotProcess": "arena.sandbox.process",
+    "kill_all": "arena.sandbox.process",
+    "launch": "arena.sandbox.levels",
+    "preflight": "arena.sandbox.launcher",
+    "resolve_level": "arena.sandbox.levels",
+}
+"""Imported when first asked for: a command that only reads the limits' values (`arena --help`, a configuration)
+does not load the machinery that starts processes."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _STARTING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_STARTING[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BotProcess",

@@ -8,11 +8,11 @@ import fcntl
 import logging
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,9 +23,9 @@ from arena.sandbox import (
     cpuclock,
     disk,
     guardian,
-    levels,
     linux,
     memwatch,
+    notices,
     plans,
     reaper,
     users,
@@ -82,7 +82,7 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
         problem = found
     if limits.memory_mechanism is MemoryMechanism.CGROUP:
         raise SandboxError(f"memory_mechanism is cgroup, but {problem}")
-    levels.warn_once(
+    notices.warn_once(
         f"sandbox: no memory cgroup for bots here ({problem}); memory_mb limits each process's data (RLIMIT_DATA)"
         f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
     )
@@ -107,7 +107,7 @@ def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpucl
     """The cgroups that count the bot's CPU time and freeze it; None (logged once) where none can be made."""
     clock = cpuclock.for_memory_cgroup(cgroup) or cpuclock.create()
     if isinstance(clock, str):
-        levels.warn_once(
+        notices.warn_once(
             f"sandbox: no cgroup for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
             " tree, and a bot off its turn is stopped with SIGSTOP"
         )
@@ -177,14 +177,18 @@ def _own_uid_lost(spec: LaunchSpec, view: views.View, base: Path, problem: str) 
     """The warning for a bot that runs as the arena's user because its view cannot be made here. It names
     the same closed folder for every bot it applies to, never the bot's own private box, so it is said once."""
     closed = next((path for path in view.closed if not path.is_relative_to(base)), Path(spec.bot_dir))
-    if closed == levels.python_out_of_reach():
-        return levels.own_uid_warning("the arena's Python", closed, problem)
-    return levels.own_uid_warning(f"the bot's directory {spec.bot_dir}", closed, problem)
+    if closed == notices.python_out_of_reach():
+        return notices.own_uid_warning("the arena's Python", closed, problem)
+    return notices.own_uid_warning(f"the bot's directory {spec.bot_dir}", closed, problem)
 
 
-def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProcess:
-    """Start spec's command at exactly this level (no fallback). probe: which probe starts it ("strict" says
-    nothing; "views" finds out whether a view can be made, so it makes one whatever the answer so far)."""
+def start(
+    spec: LaunchSpec, level: SandboxLevel, views_problem: Callable[[], str | None], *, probe: str = ""
+) -> BotProcess:
+    """Start spec's command at exactly this level (no fallback: arena.sandbox.levels.launch chooses it).
+    views_problem: why no view can be made here (levels, by a probe started through this function), asked only
+    when one is wanted. probe: which probe starts it ("strict" says nothing; "views" finds out whether a view can
+    be made, so it makes one whatever the answer so far)."""
     _setup_process()
     _validate(spec)
     user = users.allocate() if os.geteuid() == 0 and level is not SandboxLevel.NONE else None
@@ -216,12 +220,12 @@ def _start(spec: LaunchSpec, level: SandboxLevel, *, probe: str = "") -> BotProc
             os.chmod(base, 0o711)  # before planning: the bot's own box is never a reason for a view
             view = views.plan(plans.needs(level, spec, argv, workdir, bwrap_path), user.uid, base)
             if (view or level is SandboxLevel.BASIC) and probe != "views":  # a mount namespace is wanted
-                problem = levels.views_problem()
+                problem = views_problem()
             if problem is not None and view:
                 # No mount namespace here (root without CAP_SYS_ADMIN): rather the arena's user than a bot that
                 # cannot start.
                 if not probe:
-                    levels.warn_once(_own_uid_lost(spec, view, base, problem))
+                    notices.warn_once(_own_uid_lost(spec, view, base, problem))
                 user.release()
                 user, view = None, views.EMPTY
         if user is not None:
@@ -318,51 +322,3 @@ def preflight(spec: LaunchSpec, level: SandboxLevel) -> None:
     argv = [command.resolve(spec.command, Path(spec.bot_dir), path), *spec.command[1:]]
     if level is SandboxLevel.STRICT:
         plans.check_strict(spec, argv, Path(spec.bot_dir))
-
-
-def launch(spec: LaunchSpec) -> BotProcess:
-    """Start a bot at the requested level, or at the level that works here (the fallback is logged once)."""
-    level, warning = levels.resolve(spec.level)
-    if warning:
-        levels.warn_once(warning)
-    return _start(spec, level)
-
-
-def _probe(spec: LaunchSpec, level: SandboxLevel, probe: str) -> str | None:
-    """Start spec and wait for it: None if it exits 0, else why not, in one phrase."""
-    try:
-        bot = _start(spec, level, probe=probe)
-    except SandboxError as error:
-        return str(error).removeprefix(f"cannot start bot command {spec.command[0]!r}: ").removeprefix("sandbox: ")
-    with bot:
-        code = bot.wait(10.0)
-        if code == 0:
-            return None
-        if code is None:
-            return "a test sandbox did not finish within 10 s"
-        bot.exit_fault()  # waits for the end of its stderr
-        lines = bot.stderr_tail().strip().splitlines()
-        return lines[-1] if lines else f"a test sandbox exited with status {code}"
-
-
-def probe_strict() -> str | None:
-    """Start one real strict sandbox running `true`: None if that works, else why not, in one phrase."""
-    path = bwrap.bwrap_path()
-    if path is None:
-        return f"{bwrap.wanted()} not found"
-    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))
-    try:
-        bot_dir.chmod(0o755)
-        problem = _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.STRICT, "strict")
-    finally:
-        shutil.rmtree(bot_dir, ignore_errors=True)
-    return None if problem is None else bwrap.explain_failure(problem, path)
-
-
-def probe_views() -> str | None:
-    """Root only: start one basic bot whose directory is closed to its UID (views.py): None if it runs."""
-    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))  # mode 0700
-    try:
-        return _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.BASIC, "views")
-    finally:
-        shutil.rmtree(bot_dir, ignore_errors=True)

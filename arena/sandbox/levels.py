@@ -8,90 +8,50 @@ the environment: the worker processes of a run, started afterwards, neither prob
 from __future__ import annotations
 
 import functools
-import json
-import logging
 import os
-import pwd
-import sys
-import threading
+import shutil
+import tempfile
 from pathlib import Path
 
-from arena.sandbox import bwrap, command
-from arena.sandbox.spec import SandboxLevel
-
-log = logging.getLogger(__name__)
-
-SHARED_VARIABLE = "ARENA_SANDBOX_PROBED"
-
-_warned_lock = threading.Lock()
-_warned: set[str] = set()
-
-
-def _inherited() -> dict[str, object]:
-    """What a parent process found and said, if it looked with the same bwrap and the same user."""
-    try:
-        shared = json.loads(os.environ.get(SHARED_VARIABLE, ""))
-    except ValueError:
-        return {}
-    if not isinstance(shared, dict) or shared.get("bwrap") != bwrap.bwrap_path() or shared.get("euid") != os.geteuid():
-        return {}
-    return shared
+from arena.sandbox import bwrap, launcher, notices
+from arena.sandbox.errors import SandboxError
+from arena.sandbox.process import BotProcess
+from arena.sandbox.spec import LaunchSpec, SandboxLevel
 
 
 def _share(told: list[str]) -> None:
-    """Leave the answers found so far, and what the caller is to say, to the processes started from here."""
-    shared = _inherited() or {"bwrap": bwrap.bwrap_path(), "euid": os.geteuid()}
+    """Leave the probes' answers found so far, and what the caller is to say, to the processes started from here."""
+    answers: dict[str, str | None] = {}
     if _strict_problem.cache_info().currsize:
-        shared["strict"] = _strict_problem()
+        answers["strict"] = _strict_problem()
     if views_problem.cache_info().currsize:
-        shared["views"] = views_problem()
-    with _warned_lock:
-        _warned.update(told)
-        said = shared.get("told")
-        shared["told"] = sorted(_warned | set(said if isinstance(said, list) else []))
-    os.environ[SHARED_VARIABLE] = json.dumps(shared)
+        answers["views"] = views_problem()
+    notices.share(answers, told)
 
 
 @functools.cache
 def _strict_problem() -> str | None:
     """Why strict cannot run here, or None: found by starting one real strict sandbox."""
-    shared = _inherited()
+    shared = notices.inherited()
     if "strict" in shared:
         return shared["strict"] if isinstance(shared["strict"], str) else None
-    from arena.sandbox.launcher import probe_strict  # the probe starts a bot; launcher.py imports this module
-
     return probe_strict()
 
 
 @functools.cache
 def views_problem() -> str | None:
     """Root only: why the child cannot show a bot's UID what is closed to it (views.py), or None."""
-    shared = _inherited()
+    shared = notices.inherited()
     if "views" in shared:
         return shared["views"] if isinstance(shared["views"], str) else None
-    from arena.sandbox.launcher import probe_views
-
     return probe_views()
-
-
-@functools.cache
-def python_out_of_reach() -> Path | None:
-    """The first closed directory between a bot's own UID and the arena's Python (a UID that owns nothing)."""
-    for path in (Path(sys.executable), *bwrap.python_dirs()):
-        blocked = command.blocked_for_others(path)
-        if blocked is not None:
-            return blocked
-    return None
 
 
 def reset() -> None:
     """Forget the probes' answers and what was said (for tests, or after installing bubblewrap)."""
     _strict_problem.cache_clear()
     views_problem.cache_clear()
-    python_out_of_reach.cache_clear()
-    os.environ.pop(SHARED_VARIABLE, None)
-    with _warned_lock:
-        _warned.clear()
+    notices.forget()
 
 
 def fallback_warning(problem: str) -> str:
@@ -101,19 +61,6 @@ def fallback_warning(problem: str) -> str:
     else:
         shared = "the network, the file system (subject to permissions), the process table and the arena's user ID"
     return f"sandbox: bubblewrap cannot run here ({problem}); falling back to basic: bots share {shared}"
-
-
-def own_uid_warning(what: str, closed: Path, problem: str) -> str:
-    """ONE line: a root arena whose bots would not reach their files under a UID of their own runs them as root."""
-    try:
-        name = pwd.getpwuid(os.geteuid()).pw_name
-    except KeyError:
-        name = str(os.geteuid())
-    return (
-        f"sandbox: {what} is out of reach of the bots' own user ids ({closed} is closed to other users), and no"
-        f" private mount namespace can be made here to show it to them ({problem}): such bots run as the"
-        f" arena's user, {name}, and may read and write whatever it may"
-    )
 
 
 def resolve(requested: SandboxLevel) -> tuple[SandboxLevel, str | None]:
@@ -132,21 +79,58 @@ def resolve_level(requested: SandboxLevel) -> tuple[SandboxLevel, str | None]:
     level, fallback = resolve(requested)
     warnings = [fallback] if fallback else []
     if os.geteuid() == 0 and level is not SandboxLevel.NONE:
-        closed = python_out_of_reach()
+        closed = notices.python_out_of_reach()
         problem = views_problem() if closed is not None else None
         if closed is not None and problem is not None:
-            warnings.append(own_uid_warning("the arena's Python", closed, problem))
+            warnings.append(notices.own_uid_warning("the arena's Python", closed, problem))
     if requested is not SandboxLevel.NONE:
         _share(warnings)
     return level, "\n".join(warnings) or None
 
 
-def warn_once(warning: str) -> None:
-    """Log a warning the first time it applies in this process, unless resolve_level() returned it here or in a
-    parent process (whose caller said it)."""
-    said = _inherited().get("told")
-    with _warned_lock:
-        if warning in _warned or (isinstance(said, list) and warning in said):
-            return
-        _warned.add(warning)
-    log.warning("%s", warning)
+def launch(spec: LaunchSpec) -> BotProcess:
+    """Start a bot at the requested level, or at the level that works here (the fallback is logged once)."""
+    level, warning = resolve(spec.level)
+    if warning:
+        notices.warn_once(warning)
+    return launcher.start(spec, level, views_problem)
+
+
+def _probe(spec: LaunchSpec, level: SandboxLevel, probe: str) -> str | None:
+    """Start spec and wait for it: None if it exits 0, else why not, in one phrase."""
+    try:
+        bot = launcher.start(spec, level, views_problem, probe=probe)
+    except SandboxError as error:
+        return str(error).removeprefix(f"cannot start bot command {spec.command[0]!r}: ").removeprefix("sandbox: ")
+    with bot:
+        code = bot.wait(10.0)
+        if code == 0:
+            return None
+        if code is None:
+            return "a test sandbox did not finish within 10 s"
+        bot.exit_fault()  # waits for the end of its stderr
+        lines = bot.stderr_tail().strip().splitlines()
+        return lines[-1] if lines else f"a test sandbox exited with status {code}"
+
+
+def probe_strict() -> str | None:
+    """Start one real strict sandbox running `true`: None if that works, else why not, in one phrase."""
+    path = bwrap.bwrap_path()
+    if path is None:
+        return f"{bwrap.wanted()} not found"
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))
+    try:
+        bot_dir.chmod(0o755)
+        problem = _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.STRICT, "strict")
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)
+    return None if problem is None else bwrap.explain_failure(problem, path)
+
+
+def probe_views() -> str | None:
+    """Root only: start one basic bot whose directory is closed to its UID (views.py): None if it runs."""
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))  # mode 0700
+    try:
+        return _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), SandboxLevel.BASIC, "views")
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)

@@ -27,8 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.engine import FaultReason
 from arena.errors import OutputDiskFull, StoreError
-from arena.runner.jobs import FaultRow, MatchDone, MatchJob
+from arena.matches import FaultRow, MatchDone, MatchJob
 from arena.store.disk import is_disk_full, short_of_room, write_atomically, writing
 from arena.store.logs import LOGS, write_log
 from arena.tournament import MatchRecord
@@ -299,7 +300,8 @@ class ResultStore:
             ).fetchall()
         faults: dict[str, list[FaultRow]] = {}
         for match_id, seat, bot, reason, detail, tail, after in fault_rows:
-            faults.setdefault(match_id, []).append(FaultRow(match_id, seat, bot, reason, detail, tail, bool(after)))
+            fault = FaultRow(match_id, seat, bot, FaultReason(reason), detail, tail, bool(after))
+            faults.setdefault(match_id, []).append(fault)
         for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished, peak in rows:
             yield StoredMatch(
                 job=MatchJob(match_id, round_, tuple(json.loads(seats)), deal_key, seed),

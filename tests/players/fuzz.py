@@ -3,7 +3,7 @@
 A replay bot is one long-lived bot process (started and greeted by a BotHost, as in a tournament) that
 sends back, over its transport, whatever payloads it is handed, then an end-of-batch marker. One round
 trip thus carries a whole batch: the arena side reads each payload with the transport's own channel and
-judges it with the arena's own code (arena.players.replies), the oracle judges the same bytes, and any
+judges it with the arena's own code (arena.protocol.replies), the oracle judges the same bytes, and any
 difference, or any exception other than a fault, is an arena failure. Shared by tests/players/
 test_fuzz_replies.py and benchmarks/fuzz_replies.py.
 """
@@ -14,7 +14,6 @@ import base64
 import json
 import random
 import secrets
-import select
 import sys
 import textwrap
 import time
@@ -28,12 +27,12 @@ from hypothesis import strategies as st
 from zmq.backend import zmq_poll
 
 from arena.engine import RULESETS, Decision, EventFeed, Match, Observer, View
-from arena.players.base import PlayerFault
-from arena.players.channels import Dropped, Garbled, StdioChannel, ZmqChannel
-from arena.players.host import POLLIN, BotHost
-from arena.players.replies import chosen_action, read_reply
-from arena.players.values import BotCommand, Timing
+from arena.errors import PlayerFault
+from arena.players.channels import Channel, Dropped, Garbled
+from arena.players.host import BotHost
+from arena.players.values import BotCommand, Timing, Transport
 from arena.protocol import act_message
+from arena.protocol.replies import chosen_action, read_reply
 from arena.sandbox import SandboxLevel
 from tests.players.reply_oracle import ACCEPTED, Judgement, judge
 
@@ -491,14 +490,14 @@ class ReplayBot:
         command = (sys.executable, str(script), protocol, self.end.decode(), marker)
         self.protocol = protocol
         self.host = BotHost(
-            BotCommand(f"replay-{protocol}", command, protocol, directory),
+            BotCommand(f"replay-{protocol}", command, Transport(protocol), directory),
             Timing(move_ms=30000, startup_ms=30000, ponder=True),  # not frozen: exchange() talks to it directly
             SandboxLevel.NONE,
         )
         self.host.ensure_running()
 
     @property
-    def channel(self) -> ZmqChannel | StdioChannel:
+    def channel(self) -> Channel:
         channel = self.host._channel
         assert channel is not None, "the replay bot is not running"
         return channel
@@ -515,12 +514,10 @@ class ReplayBot:
         channel.send(orjson.dumps(message))
         deadline = time.monotonic() + BATCH_DEADLINE_S
         while True:
-            if isinstance(channel, StdioChannel) and channel.writing:
-                select.select([], [channel.stdin_fd], [], 0.01)
-                channel.flush()
-            ready = [item for item, _ in _poll(channel.pollables(), 0.05)]
+            ready = [item for item, _ in zmq_poll(channel.poll_items(), 50)]
+            channel.pump(ready)
             for identity, arrival in channel.arrivals(ready):
-                if isinstance(channel, ZmqChannel) and identity != channel.peer:
+                if channel.peer is not None and identity != channel.peer:
                     raise AssertionError(f"a message from another connection: {arrival!r:.80}")
                 if arrival == self.end:
                     return
@@ -545,8 +542,3 @@ class ReplayBot:
     def close(self) -> None:
         self.host.shutdown()
         self.host.kill()
-
-
-def _poll(pollables: Sequence[Any], timeout_s: float) -> list[tuple[Any, int]]:
-    ready: list[tuple[Any, int]] = zmq_poll([(item, POLLIN) for item in pollables], int(timeout_s * 1000))
-    return ready

@@ -13,8 +13,8 @@ from arena.players.channels import Dropped, ZmqChannel
 def readable(channel: ZmqChannel, wanted: list[zmq.Socket], seconds: float = 5.0) -> list[zmq.Socket]:
     """Poll until every socket in `wanted` is readable at once."""
     poller = zmq.Poller()
-    for socket in channel.pollables():
-        poller.register(socket, zmq.POLLIN)
+    for socket, events in channel.poll_items():
+        poller.register(socket, events)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         ready = [socket for socket, _ in poller.poll(50)]

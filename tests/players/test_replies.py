@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.players.exact_json import NESTED, NotJson, loads
+from arena.protocol.exact_json import NESTED, NotJson, loads
 from tests.players.fuzz import Case, arena_judgement, real_decisions
 from tests.players.reply_oracle import ACCEPTED, ILLEGAL, MALFORMED, Judgement, judge
 
@@ -109,7 +109,7 @@ def test_every_other_message_wants_ok(message_type: str, payload: bytes, expecte
 
 
 def test_a_fault_detail_shows_what_the_bot_sent_briefly_however_deep() -> None:
-    from arena.players.replies import chosen_action, read_reply
+    from arena.protocol.replies import chosen_action, read_reply
 
     with pytest.raises(Exception) as caught:
         chosen_action(read_reply(act(f'"action": {DEEP}'), "act"), PLAY.decision, PLAY.view)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from arena.players.exact_json import KEPT_DEPTH, LONGEST_INTEGER, NESTED, NotJson, loads
+from arena.protocol.exact_json import KEPT_DEPTH, LONGEST_INTEGER, NESTED, NotJson, loads
 from tests.players.fuzz import (
     JSON_VALUES,
     MESSAGE_TYPES,

@@ -16,7 +16,7 @@ import pytest
 from arena.cli import main
 from arena.config import ExecutorConfig, ExecutorType, TournamentConfig, load_config
 from arena.errors import UsageError
-from arena.runner.jobs import MatchDone, MatchFailed, MatchJob
+from arena.matches import MatchDone, MatchFailed, MatchJob
 from arena.runner.tournament import run_tournament
 from tests.runner.test_tournament import MakeFile, results
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.config import load_config
+from arena.matches import MatchDone, MatchFailed, MatchJob
 from arena.runner.executor import LocalExecutor
-from arena.runner.jobs import MatchDone, MatchFailed, MatchJob
 from arena.runner.tournament import ERRORS_LOG
 from tests.plugins.conftest import arena_cli, make_distribution
 from tests.runner.test_tournament import results

@@ -21,8 +21,8 @@ import pytest
 from arena.cli import main
 from arena.config import TournamentConfig, load_config
 from arena.errors import StoreError
+from arena.matches import MatchDone, MatchJob
 from arena.runner.executor import LocalExecutor
-from arena.runner.jobs import MatchDone, MatchJob
 from arena.runner.tournament import run_tournament
 from arena.store import ResultStore
 from arena.store.export import match_rows, standing_rows

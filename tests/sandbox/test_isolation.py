@@ -16,7 +16,6 @@ import pytest
 import arena
 from arena.sandbox import LaunchSpec, SandboxLevel, kill_all, launch, resolve_level
 from arena.sandbox import bwrap as bwrap_module
-from arena.sandbox import launcher as launcher_module
 from arena.sandbox import levels as levels_module
 from tests.sandbox.conftest import (
     ALL_LEVELS,
@@ -223,13 +222,13 @@ def test_launch_falls_back_to_basic_and_logs_the_warning_once(
 
 def test_resolve_level_probes_strict_once(monkeypatch: pytest.MonkeyPatch) -> None:
     probes: list[str | None] = []
-    real_probe = launcher_module.probe_strict
+    real_probe = levels_module.probe_strict
 
     def probe() -> str | None:
         probes.append(real_probe())
         return probes[-1]
 
-    monkeypatch.setattr(launcher_module, "probe_strict", probe)
+    monkeypatch.setattr(levels_module, "probe_strict", probe)
     levels_module.reset()
     first = resolve_level(SandboxLevel.STRICT)
     assert resolve_level(SandboxLevel.STRICT) == first

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, bwrap, launch, levels, views
+from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, bwrap, launch, levels, notices, views
 from arena.sandbox.command import blocked_for_others
 from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, ROOT, assert_all_gone, poll_until, strict_or_skip
 
@@ -226,7 +226,7 @@ os.write(go_w, b"x")
 _, status = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(status))
 """
-    env = {k: v for k, v in os.environ.items() if k != levels.SHARED_VARIABLE}
+    env = {k: v for k, v in os.environ.items() if k != notices.SHARED_VARIABLE}
     return subprocess.run(
         [sys.executable, "-c", helper], capture_output=True, text=True, timeout=120, cwd=CHECKOUT, env=env
     )
@@ -275,7 +275,7 @@ def test_each_refusal_of_user_namespaces_is_told_with_its_remedy(
 
 def _without_sys_admin(code: str) -> subprocess.CompletedProcess[str]:
     """Run Python code as root without CAP_SYS_ADMIN (as in a default container): no mount namespace of its own."""
-    env = {k: v for k, v in os.environ.items() if k != levels.SHARED_VARIABLE}
+    env = {k: v for k, v in os.environ.items() if k != notices.SHARED_VARIABLE}
     command = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", sys.executable, "-c", code]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=CHECKOUT, env=env)
 
@@ -351,7 +351,7 @@ def _bots_dir_project(folder: Path, level: SandboxLevel) -> Path:
 
 
 def _arena(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k != levels.SHARED_VARIABLE}
+    clean = {k: v for k, v in os.environ.items() if k != notices.SHARED_VARIABLE}
     return subprocess.run(
         [sys.executable, "-m", "arena", *map(str, args)],
         stdin=subprocess.DEVNULL,
@@ -471,7 +471,7 @@ def _ordinary_user_python(tmp_path: Path) -> tuple[list[str], Path, dict[str, st
     venv's, linked file by file, with the arena's packages linked in too (the test venv's interpreter, under
     /root, and this checkout, maybe in a private folder, may be out of that UID's reach).
     """
-    env = {k: v for k, v in os.environ.items() if k != levels.SHARED_VARIABLE}
+    env = {k: v for k, v in os.environ.items() if k != notices.SHARED_VARIABLE}
     if not ROOT:
         return [sys.executable], Path(tempfile.mkdtemp(dir=tmp_path)), env
     system = Path("/usr/bin/python3")

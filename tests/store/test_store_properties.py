@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from arena.config import TournamentConfig, load_config
 from arena.engine import FaultReason
-from arena.runner.jobs import FaultRow, MatchDone, MatchJob, MatchOutcome
+from arena.matches import FaultRow, MatchDone, MatchJob, MatchOutcome
 from arena.runner.tournament import run_tournament
 from arena.runner.worker import MatchWorker
 from arena.store import ResultStore, StoredMatch

@@ -1,9 +1,12 @@
-"""What the runner hands a worker and gets back: plain values, so any executor can carry them."""
+"""A scheduled match and what came of it: plain values that the runner hands its workers and gets back (so any
+executor can carry them), that the store records and the report reads, none of them importing another."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+
+from arena.engine import FaultReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +24,7 @@ class FaultRow:
     match_id: str
     seat: int
     bot: str
-    reason: str
+    reason: FaultReason
     detail: str
     stderr_tail: str
     after_match: bool

@@ -13,9 +13,9 @@ import orjson
 
 from arena.engine import Action, Decision, FaultReason, View
 from arena.engine.explain import explain_illegal
-from arena.players.base import PlayerFault
-from arena.players.exact_json import NotJson, loads
-from arena.protocol import MalformedAction, action_json, json_kind, parse_action, shown
+from arena.errors import PlayerFault
+from arena.protocol.exact_json import NotJson, loads
+from arena.protocol.messages import MalformedAction, action_json, json_kind, parse_action, shown
 
 OK_TYPE = "ok"
 ACTION_TYPE = "action"
@@ -24,7 +24,7 @@ ACTION_TYPE = "action"
 def decode(payload: bytes) -> object:
     """A reply as JSON; PlayerFault(malformed) saying what is wrong with it.
 
-    orjson reads nearly every reply; what it refuses is read again exactly (arena.players.exact_json), since
+    orjson reads nearly every reply; what it refuses is read again exactly (arena.protocol.exact_json), since
     it refuses some valid JSON: arrays nested over 1024 deep, numbers past a double's range.
     """
     try:
@@ -89,6 +89,13 @@ def chosen_action(reply: dict[str, Any], decision: Decision, view: View) -> Acti
         fields = ", ".join(shown(key) for key in extra[:5])
         raise illegal(f"{shown(answer)}: not equal to an element of legal, which has no {fields}")
     return action
+
+
+def answered_action(answer: object, decision: Decision, view: View) -> Action:
+    """The answer of an in-process bot written against the protocol (arena.sdk's `act`: an index into legal, or
+    one of its elements), judged as the same answer sent over the wire would be."""
+    key = "index" if type(answer) is int else "action"
+    return chosen_action({"type": ACTION_TYPE, key: answer}, decision, view)
 
 
 def snippet(text: str | bytes, size: int = 80) -> str:
