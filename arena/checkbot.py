@@ -6,13 +6,18 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from arena.analysis import SeatDiagnosis, Watch
+from arena.analysis.diagnose import BotDiagnosis, MistakeStep
+from arena.analysis.report import mistake_lines, replies
 from arena.engine import Match, Ruleset
 from arena.errors import PlayerFault
 from arena.players import Player, RandomPlayer
 from arena.players.host import START_ATTEMPTS, BotHost
 from arena.players.remote import RemotePlayer
 from arena.players.values import BotCommand, Timing
+from arena.replay import write_replay
 from arena.runner import FaultReport, play_match
 from arena.sandbox import Limits, SandboxLevel
 
@@ -48,6 +53,8 @@ class CheckReport:
     """In bytes: the most the bot had written at once, its workdir and /tmp together."""
     disk_mb: int = Limits().disk_mb
     sandbox: SandboxLevel = SandboxLevel.STRICT
+    diagnosis: BotDiagnosis | None = None
+    """Its decisions, provable mistakes and reply times over the check's matches."""
 
     @property
     def clean(self) -> bool:
@@ -64,10 +71,13 @@ def check_bot(
     limits: Limits = Limits(),
     seed: int = 1,
     stderr_echo: Callable[[bytes], None] | None = None,
+    replays: Path | None = None,
 ) -> CheckReport:
-    """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept. A bot that fails
-    to start START_ATTEMPTS times in a row is not started again, and the check ends there (gave_up)."""
+    """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept, and every decision
+    judged (arena.analysis). A bot that fails to start START_ATTEMPTS times in a row is not started again, and the
+    check ends there (gave_up). `replays`: a folder to write each match's replay to, MATCH.jsonl."""
     report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, sandbox=sandbox)
+    report.diagnosis = BotDiagnosis(bot.name, timing.move_ms)
     report.scheduled = matches * (ruleset.max_players - ruleset.min_players + 1)
     host = BotHost(bot, timing, sandbox, limits, stderr_echo=stderr_echo)
     try:
@@ -81,7 +91,12 @@ def check_bot(
                 names[seat] = bot.name
                 table: list[Player] = [RandomPlayer(f"{seed}/{match_id}/{s}") for s in range(players)]
                 table[seat] = RemotePlayer(host)
-                outcome = play_match(Match(ruleset, names, seed + 1000 * players + number), table, match_id)
+                match = Match(ruleset, names, seed + 1000 * players + number)
+                watch = Watch(match)
+                outcome = play_match(match, watch.wrap(table), match_id)
+                _add(report.diagnosis, match_id, watch.diagnoses()[seat], host.take_reply_times())
+                if replays is not None:
+                    write_replay(replays / f"{match_id}.jsonl", match, match_id)
                 report.played[players] = report.played.get(players, 0) + 1
                 report.won[players] = report.won.get(players, 0) + (seat in outcome.result.winners)
                 report.faults += [CheckedFault(match_id, f) for f in outcome.faults if f.seat == seat]
@@ -128,6 +143,9 @@ def describe(report: CheckReport) -> list[str]:
             f"the bot failed to start {START_ATTEMPTS} times in a row, so it is not started again (a tournament"
             f" does the same): the check stopped after {_count(played, 'match', 'matches')} of {report.scheduled}"
         )
+    if report.diagnosis is not None and report.diagnosis.decisions:
+        lines += mistake_lines(report.diagnosis)
+        lines.append(f"  {replies(report.diagnosis)}")
     starts = "once" if report.starts == 1 else f"{report.starts} times"
     slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)
     if report.replies:
@@ -182,6 +200,15 @@ def same_faults(faults: list[CheckedFault]) -> list[list[CheckedFault]]:
 
 
 _DIGITS = re.compile(r"\d+")
+
+
+def _add(diagnosis: BotDiagnosis, match_id: str, seat: SeatDiagnosis, times: list[tuple[float, float]]) -> None:
+    diagnosis.decisions += seat.decisions
+    for line, category in seat.mistakes:
+        diagnosis.mistakes[category] += 1
+        diagnosis.steps.append(MistakeStep(match_id, line, category))
+    diagnosis.cpu_ms += [cpu for cpu, _ in times]
+    diagnosis.wall_ms += [wall for _, wall in times]
 
 
 def _report(fault: PlayerFault) -> FaultReport:

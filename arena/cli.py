@@ -142,6 +142,8 @@ def _check_bot(args: argparse.Namespace) -> int:
         print(f"FAIL: {error}")
         return 1
     echo = _stderr_echo(name) if args.stderr else None
+    if args.replays is not None:
+        args.replays.mkdir(parents=True, exist_ok=True)
     report = check_bot(
         bot,
         ruleset,
@@ -151,7 +153,10 @@ def _check_bot(args: argparse.Namespace) -> int:
         limits=limits,
         seed=args.seed,
         stderr_echo=echo,
+        replays=args.replays,
     )
+    if args.replays is not None:
+        print(f"replays: {args.replays} (arena replay FILE --html OUT.html shows one move by move)")
     for line in describe(report):
         print(line)
     return 0 if report.clean else 1
@@ -268,6 +273,28 @@ def _logs(args: argparse.Namespace) -> int:
         print(f"==> {path.stem} ({path}) <==")
         text = path.read_text(encoding="utf-8")
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    from arena.analysis.diagnose import diagnose
+    from arena.analysis.report import describe
+    from arena.store import ResultStore
+
+    store = ResultStore.open_existing(args.output)
+    try:
+        known = json.loads(store.meta().get("bots", "[]"))
+        if args.bot is not None and args.bot not in known:
+            raise UsageError(f"diagnose: no bot {args.bot!r} in {args.output} (bots: {', '.join(known)})")
+        found = diagnose(store, None if args.bot is None else [args.bot])
+    finally:
+        store.close()
+    if args.format == "json":
+        print(json.dumps({"bots": [bot.json() for bot in found]}, indent=2))
+    else:
+        for bot in found:
+            for line in describe(bot):
+                print(line)
     return 0
 
 
@@ -504,6 +531,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--stderr", action="store_true", help="show what the bot writes to its stderr as it comes, marked [NAME]"
     )
+    check.add_argument(
+        "--replays",
+        type=Path,
+        metavar="DIR",
+        help="write each match's replay to DIR/MATCH.jsonl (a mistake or fault names its match and line)",
+    )
     check.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")
     check.set_defaults(run=_check_bot)
 
@@ -577,6 +610,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("output", type=Path, help="the tournament's output folder")
     report.add_argument("--replay-pages", metavar="N", help=REPLAY_PAGES_HELP)
     report.set_defaults(run=_report)
+
+    diagnose = commands.add_parser(
+        "diagnose",
+        help="each bot's provable mistakes, reply times and faults",
+        description=(
+            "For each bot of the tournament in OUTPUT: its decisions and provable mistakes (moves wrong whatever the"
+            " hidden cards were, judged from what the bot itself knew: self-elimination, impossible-guess,"
+            " missed-known-guess, known-losing-baron; docs/diagnostics.md), each with its match and replay line;"
+            " its reply times (median, 95th percentile, most) against move_ms; and its faults by reason."
+        ),
+    )
+    diagnose.add_argument("output", type=Path, help="the tournament's output folder")
+    diagnose.add_argument("--bot", help="only this bot")
+    diagnose.add_argument("--format", choices=["table", "json"], default="table")
+    diagnose.set_defaults(run=_diagnose)
 
     logs = commands.add_parser(
         "logs",

@@ -31,6 +31,20 @@ class FaultRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatStats:
+    """How one seat played one match, for its bot's diagnostics (arena.analysis): kept in the store, never in the
+    replay, so that a replay is the same bytes whatever the timings."""
+
+    decisions: int
+    mistakes: tuple[tuple[int, str], ...] = ()
+    """(replay line of the decision, mistake category) of each provable mistake."""
+    reply_ms: tuple[float, ...] = ()
+    """The CPU time charged to each of its `act` replies, in ms; empty for a bot played in-process."""
+    reply_wall_ms: tuple[float, ...] = ()
+    """The wall-clock time of each, in ms."""
+
+
+@dataclass(frozen=True, slots=True)
 class MatchDone:
     job: MatchJob
     winners: tuple[int, ...]
@@ -44,6 +58,8 @@ class MatchDone:
     peak_memory: tuple[int | None, ...] = ()
     """Per seat, in bytes: the most memory the bot's processes had used by the end of the match (every process of
     that bot in this worker so far); None for a bot played in-process. Empty in results older than the figure."""
+    seat_stats: tuple[SeatStats, ...] = ()
+    """Per seat; empty in results older than the diagnostics (they are judged again from the replay)."""
     logs: tuple[tuple[str, bytes], ...] = ()
     """(bot, what it wrote to stderr in this match) for the arena to keep, with the replay's text; empty when the
     worker kept them itself."""

@@ -57,7 +57,10 @@ class HeuristicBot:
         if card == "guard":
             if target is None:
                 return base
-            return base + leader_bonus + ELIMINATION * odds.get(action["guess"], 0.0)
+            guess = action["guess"]
+            # at equal odds (none: a target known to hold a Guard), a card still unseen, never one all of whose
+            # copies are in sight
+            return base + leader_bonus + ELIMINATION * odds.get(guess, 0.0) + 1e-6 * unseen.get(guess, 0)
         if card == "priest":
             return base + leader_bonus + (0.05 if target in beliefs.known or target is None else 0.3)
         if card == "baron":

@@ -85,7 +85,7 @@ class SearchBot:
                 others.append(action)
         for target, actions in guards.items():
             odds = self.beliefs.hand_odds(target, unseen)
-            actions.sort(key=lambda a: -odds.get(a["guess"], 0.0))
+            actions.sort(key=lambda a: (-odds.get(a["guess"], 0.0), -unseen.get(a["guess"], 0)))  # unseen first
             others += actions[:GUESSES_PER_TARGET]
         return others
 

@@ -113,6 +113,8 @@ class BotHost:
         self._last_start_fault: PlayerFault | None = None
         self._cpu_at_reply: int | None = None
         """The bot's CPU nanoseconds when it last replied, while it is frozen until the next request."""
+        self._reply_times: list[tuple[float, float]] = []
+        """(CPU ms, wall ms) of each `act` reply since take_reply_times()."""
         self._log_parts: list[bytes] = []
         """The stderr of processes ended since take_log(), each kept as the process's log is kept."""
 
@@ -261,6 +263,8 @@ class BotHost:
         replied = time.monotonic()
         self._idle_look_due = replied + IDLE_LOOK_S
         elapsed_ms = (replied - sent) * 1000
+        if message["type"] == "act":
+            self._reply_times.append((used_ms, elapsed_ms))
         if elapsed_ms > stats.slowest_ms:
             stats.slowest_ms = elapsed_ms
         if used_ms > stats.slowest_cpu_ms:
@@ -376,6 +380,11 @@ class BotHost:
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
+
+    def take_reply_times(self) -> list[tuple[float, float]]:
+        """(CPU ms, wall ms) of each `act` reply since the last take: a match's, for its bot's diagnostics."""
+        taken, self._reply_times = self._reply_times, []
+        return taken
 
     def take_log(self) -> bytes:
         """What the bot wrote to stderr since the last take (a match's log, OUTPUT/logs/BOT/MATCH.log): every

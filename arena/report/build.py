@@ -13,8 +13,10 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.analysis.diagnose import diagnose
 from arena.errors import ReplayError
 from arena.replay import read_replay
+from arena.report.bot_page import BOTS, bot_page_name, render_bot_page
 from arena.report.compact import file_stem, replay_data, script
 from arena.report.data import TournamentData, gather
 from arena.report.index_page import Progress, render_index
@@ -75,8 +77,29 @@ def write_report(output: Path) -> Report:
         if stale.name not in kept:
             stale.unlink()
     shutil.rmtree(folder / "replays", ignore_errors=True)  # an older report's page per match
-    index = _write(output, data, viewable, None)
+    _write_bot_pages(output, viewable)
+    index = _write(output, data, viewable, None, bot_pages=True)
     return Report(index, len(viewable), problems)
+
+
+def _write_bot_pages(output: Path, viewable: set[str]) -> None:
+    """A page per bot (report/bots/NAME.html): its diagnostics; pages of bots no longer in the results go."""
+    store = ResultStore.open_existing(output)
+    try:
+        found = diagnose(store)
+    finally:
+        store.close()
+    folder = output / REPORT / BOTS
+    with writing(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+    logs = logs_by_match(output)
+    for bot in found:
+        logged = {match_id for match_id, bots in logs.items() if bot.bot in bots}
+        write_atomically(folder / bot_page_name(bot.bot), render_bot_page(bot, viewable, logged))
+    kept = {bot_page_name(bot.bot) for bot in found}
+    for stale in folder.glob("*.html"):
+        if stale.name not in kept:
+            stale.unlink()
 
 
 def write_index(output: Path, progress: Progress | None = None) -> Path:
@@ -106,12 +129,15 @@ def _gather(output: Path) -> TournamentData:
         store.close()
 
 
-def _write(output: Path, data: TournamentData, viewable: set[str], progress: Progress | None) -> Path:
+def _write(
+    output: Path, data: TournamentData, viewable: set[str], progress: Progress | None, bot_pages: bool = False
+) -> Path:
     folder = output / REPORT
     viewer = folder / VIEWER
     page = render_viewer(back="index.html")
     if not viewer.exists() or viewer.read_text(encoding="utf-8") != page:
         write_atomically(viewer, page)
     index = folder / "index.html"
-    write_atomically(index, render_index(data, viewable, str(output), progress, logs_by_match(output)))
+    page = render_index(data, viewable, str(output), progress, logs_by_match(output), bot_pages=bot_pages)
+    write_atomically(index, page)
     return index

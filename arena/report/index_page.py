@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import quote
 
 from arena import __version__
 from arena.matches import FaultRow
+from arena.report.bot_page import BOTS, bot_page_name
 from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
 from arena.report.page import document, number, percent
 from arena.report.replay_page import log_href, viewer_href
@@ -38,10 +40,13 @@ def render_index(
     output: str,
     progress: Progress | None = None,
     logs: Mapping[str, Sequence[str]] | None = None,
+    *,
+    bot_pages: bool = False,
 ) -> str:
     """The page. `viewable`: the matches the viewer can open; `progress`: the run is still going, so the
     page says how far it is and reloads itself every few seconds (the final report does not); `logs`: for each
-    match, the bots with a stderr log of it (OUTPUT/logs), linked from the standings, the faults and the matches."""
+    match, the bots with a stderr log of it (OUTPUT/logs), linked from the standings, the faults and the matches;
+    `bot_pages`: each bot's name links its page of diagnostics (the final report writes them)."""
     played = [m for m in data.matches if not m.bye]
     if progress is not None:
         status = f"in progress: {progress.done}/{progress.total}"
@@ -68,7 +73,7 @@ def render_index(
         f'<nav class="sections">{nav}</nav>',
         "</header>",
         "<main>",
-        _standings(data, logged_bots),
+        _standings(data, logged_bots, bot_pages),
         _head_to_head(data.head_to_head),
         _chart(data.chart, data.standings),
         _faults(data.faults, viewable, logs),
@@ -81,7 +86,7 @@ def render_index(
     return document(f"{data.name}: tournament report", "\n".join(body), page_class="report", head=head)
 
 
-def _standings(data: TournamentData, logged_bots: Set[str]) -> str:
+def _standings(data: TournamentData, logged_bots: Set[str], bot_pages: bool) -> str:
     candidates = set(data.candidates)
     rows = []
     for row in data.standings:
@@ -103,7 +108,7 @@ def _standings(data: TournamentData, logged_bots: Set[str]) -> str:
             f' data-wins="{row["wins"]}" data-score="{row["score"]}" data-opponents-score="{row["opponents_score"]}"'
             f' data-rating="{row["rating"]}">'
             f'<td class="rank num">{row["rank"]}</td>'
-            f'<th scope="row" class="bot">{escape(bot)}{badge}</th>'
+            f'<th scope="row" class="bot">{_bot_name(bot, bot_pages)}{badge}</th>'
             f'<td class="matches num">{row["matches"]}</td>'
             f'<td class="wins num">{row["wins"]}</td>'
             f'<td class="interval-cell">{interval_bar(row["win_rate"], row["win_low"], row["win_high"])}'
@@ -128,6 +133,13 @@ def _standings(data: TournamentData, logged_bots: Set[str]) -> str:
         " the opponents met), then rating. The bar is the 95% Wilson interval of the win rate, the dot the win"
         " rate itself; the tick marks 50%.</p></section>"
     )
+
+
+def _bot_name(bot: str, linked: bool) -> str:
+    if not linked:
+        return escape(bot)
+    href = f"{BOTS}/{quote(bot_page_name(bot), safe='')}"
+    return f'<a class="bot-link" href="{escape(href)}" title="its mistakes, reply times and faults">{escape(bot)}</a>'
 
 
 def _head_to_head(table: HeadToHead) -> str:

@@ -19,14 +19,22 @@ MATCHES = "matches"
 """The folder of the per-match data files, beside the viewer page."""
 
 
-def viewer_href(match_id: str, step: int | None = None, fault_seat: int | None = None, logs: Sequence[str] = ()) -> str:
-    """A match in the viewer, relative to the report's index; at a step, or at a seat's fault. `logs`: the bots
-    with a stderr log of this match, which the viewer links at their seats."""
+def viewer_href(
+    match_id: str,
+    step: int | None = None,
+    fault_seat: int | None = None,
+    logs: Sequence[str] = (),
+    line: int | None = None,
+) -> str:
+    """A match in the viewer, relative to the report's index; at a step, at a seat's fault, or at a replay line
+    (a decision). `logs`: the bots with a stderr log of this match, which the viewer links at their seats."""
     href = f"{VIEWER}#match={quote(file_stem(match_id), safe='')}"
     if logs:
         href += "&logs=" + ",".join(quote(bot, safe="") for bot in logs)
     if fault_seat is not None:
         return f"{href}&fault={fault_seat}"
+    if line is not None:
+        return f"{href}&line={line}"
     return href if step is None else f"{href}&step={step}"
 
 

@@ -19,11 +19,11 @@ from tqdm import tqdm
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
 from arena.matches import MatchFailed, MatchJob, match_seed
+from arena.report.gradebook import write_gauntlet_csv
 from arena.runner.executor import Executor, executor_for
 from arena.runner.schedule import scheduled_rounds
 from arena.store import ResultStore
 from arena.store.disk import writing
-from arena.store.export import write_gauntlet_csv
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +95,7 @@ def run_tournament(
         "candidates": json.dumps(list(config.gauntlet.candidates) if config.gauntlet else []),
         "config_text": config.raw_text,
         "config_source": str(config.source),
+        "move_ms": str(config.timing.move_ms),
         "arena_version": __version__,
     }
     store = ResultStore.create_or_resume(config.output, config_hash(config), meta, restart)

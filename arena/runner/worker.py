@@ -6,13 +6,15 @@ import contextlib
 import gc
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from arena.analysis import Watch
 from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
 from arena.errors import OutputDiskFull
-from arena.matches import FaultRow, MatchDone, MatchFailed, MatchJob
+from arena.matches import FaultRow, MatchDone, MatchFailed, MatchJob, SeatStats
 from arena.players import Player
 from arena.players.host import BotHost
 from arena.players.remote import RemotePlayer
@@ -68,13 +70,15 @@ class MatchWorker:
                 host = self.hosts.get(name)
                 if host is not None:
                     host.kill()
-                    host.take_log()  # the match is played again, and its log written then
+                    host.take_log()  # the match is played again, and its log and times taken then
+                    host.take_reply_times()
             return MatchFailed(job, traceback.format_exc())
 
     def play(self, job: MatchJob) -> MatchDone:
         started = time.monotonic()
         match = Match(self.ruleset, list(job.seats), job.seed)
-        outcome = play_match(match, [self._player(name) for name in job.seats], job.match_id)
+        watch = Watch(match)
+        outcome = play_match(match, watch.wrap([self._player(name) for name in job.seats]), job.match_id)
         faults = tuple(
             FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason, f.detail, f.stderr_tail, f.after_match)
             for f in outcome.faults
@@ -92,6 +96,7 @@ class MatchWorker:
             duration_s=time.monotonic() - started,
             replay=replay,
             peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
+            seat_stats=seat_stats(watch, [self.hosts.get(name) for name in job.seats]),
             logs=logs,
         )
 
@@ -157,3 +162,20 @@ class MatchWorker:
         for host in self.hosts.values():
             host.shutdown()
         self.hosts.clear()
+
+
+def seat_stats(watch: Watch, hosts: Sequence[BotHost | None]) -> tuple[SeatStats, ...]:
+    """Each seat's decisions, provable mistakes and reply times in the match just played (a host per seat, None
+    for a bot played in-process)."""
+    stats = []
+    for diagnosis, host in zip(watch.diagnoses(), hosts, strict=True):
+        times = host.take_reply_times() if host is not None else []
+        stats.append(
+            SeatStats(
+                diagnosis.decisions,
+                tuple((line, category.value) for line, category in diagnosis.mistakes),
+                tuple(round(cpu, 3) for cpu, _ in times),
+                tuple(round(wall, 3) for _, wall in times),
+            )
+        )
+    return tuple(stats)

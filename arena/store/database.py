@@ -29,7 +29,7 @@ from pathlib import Path
 
 from arena.engine import FaultReason
 from arena.errors import OutputDiskFull, StoreError
-from arena.matches import FaultRow, MatchDone, MatchJob
+from arena.matches import FaultRow, MatchDone, MatchJob, SeatStats
 from arena.store.disk import is_disk_full, short_of_room, write_atomically, writing
 from arena.store.logs import LOGS, write_log
 from arena.tournament import MatchRecord
@@ -70,7 +70,19 @@ CREATE TABLE IF NOT EXISTS faults (
     after_match INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_id);
+CREATE TABLE IF NOT EXISTS seat_stats (
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    mistakes TEXT NOT NULL,       -- JSON list of [replay line, category]
+    reply_ms TEXT NOT NULL,       -- JSON list: CPU ms charged to each act reply (empty: played in-process)
+    reply_wall_ms TEXT NOT NULL   -- JSON list: wall ms of each
+);
+CREATE INDEX IF NOT EXISTS seat_stats_by_match ON seat_stats(match_id);
 """
+"""seat_stats came without a new layout version: an older arena resuming such a folder just leaves it out for the
+matches it plays, and those are judged again from their replays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +204,18 @@ class ResultStore:
                 json.dumps(list(done.peak_memory)),
             ),
             [(f.match_id, f.seat, f.bot, f.reason, f.detail, f.stderr_tail, int(f.after_match)) for f in done.faults],
+            [
+                (
+                    job.match_id,
+                    seat,
+                    job.seats[seat],
+                    stats.decisions,
+                    json.dumps([list(mistake) for mistake in stats.mistakes]),
+                    json.dumps(stats.reply_ms),
+                    json.dumps(stats.reply_wall_ms),
+                )
+                for seat, stats in enumerate(done.seat_stats)
+            ],
         )
         with self._lock:
             self._raise_timer_error()
@@ -278,6 +302,27 @@ class ResultStore:
                 )
                 self._db.execute("DELETE FROM faults WHERE match_id = ?", (rows.match_id,))
                 self._db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)", rows.faults)
+                self._db.execute("DELETE FROM seat_stats WHERE match_id = ?", (rows.match_id,))
+                self._db.executemany("INSERT INTO seat_stats VALUES (?, ?, ?, ?, ?, ?, ?)", rows.seat_stats)
+
+    def seat_stats(self) -> dict[str, list[SeatStats | None]]:
+        """Per finished match, each seat's stats; None for a seat of a match recorded without them."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.match_id, s.seat, s.decisions, s.mistakes, s.reply_ms, s.reply_wall_ms FROM seat_stats s"
+                " JOIN matches m ON m.match_id = s.match_id WHERE m.status = 'done'"
+            ).fetchall()
+        found: dict[str, list[SeatStats | None]] = {}
+        for match_id, seat, decisions, mistakes, reply_ms, wall_ms in rows:
+            seats = found.setdefault(match_id, [])
+            seats.extend([None] * (seat + 1 - len(seats)))
+            seats[seat] = SeatStats(
+                decisions,
+                tuple((int(line), str(category)) for line, category in json.loads(mistakes)),
+                tuple(json.loads(reply_ms)),
+                tuple(json.loads(wall_ms)),
+            )
+        return found
 
     def record_bye(self, job: MatchJob) -> None:
         """A bye: a one-seat table that is not played; standings score it."""
@@ -322,11 +367,12 @@ class ResultStore:
 
 @dataclass(frozen=True, slots=True)
 class _Rows:
-    """A recorded match as the database takes it: its row in matches, and its faults."""
+    """A recorded match as the database takes it: its row in matches, its faults and its seats' stats."""
 
     match_id: str
     match: tuple[object, ...]
     faults: list[tuple[object, ...]]
+    seat_stats: list[tuple[object, ...]]
 
 
 def replay_path(output: Path, match_id: str) -> Path:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
-from arena.engine import FaultReason
 from arena.store.database import ResultStore
-from arena.store.disk import write_atomically
 from arena.tournament import PairRecord, Standing, pair_records, standings
 
 Row = dict[str, Any]
@@ -173,20 +169,3 @@ def _write_aligned(lines: list[list[str]], stream: TextIO, right: set[int]) -> N
         pairs = enumerate(zip(line, widths, strict=True))
         cells = [cell.rjust(width) if i in right else cell.ljust(width) for i, (cell, width) in pairs]
         stream.write("  ".join(cells).rstrip() + "\n")
-
-
-def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
-    """One row per candidate, for a gradebook: the standings' columns, then the faults in all and by kind (every
-    kind of PROTOCOL.md has its column, so the columns are the same for every course and every run)."""
-    rows = standing_rows(store, only=set(json.loads(store.meta().get("candidates", "[]"))))
-    flat = [
-        {
-            **{key: value for key, value in row.items() if key not in ("faults", "head_to_head")},
-            "faults": sum(row["faults"].values()),
-            **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
-        }
-        for row in rows
-    ]
-    text = io.StringIO(newline="")
-    write_rows(flat, "csv", text)
-    write_atomically(path, text.getvalue())

@@ -667,7 +667,12 @@
     stem = params.get("match") === null ? null : wanted;
     var step = params.get("step");
     var fault = params.get("fault");
-    if (fault !== null) {
+    var line = params.get("line");
+    if (line !== null && !isNaN(Number(line))) {  // a replay line: the step it leads to (a decision's own step)
+      var found = -1;
+      steps.forEach(function (s, i) { if (found < 0 && s.line >= Number(line)) found = i; });
+      index = found >= 0 ? found : steps.length - 1;
+    } else if (fault !== null) {
       var at = -1;
       steps.forEach(function (s, i) { if (at < 0 && s.fault === Number(fault)) at = i; });
       index = at >= 0 ? at : steps.length - 1;  // a fault after the match's end: its last step

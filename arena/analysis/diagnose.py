@@ -1,0 +1,153 @@
+"""Each bot's diagnostics over a tournament: its provable mistakes, its reply times against the limit, and its
+faults, gathered from the store (judged as each match was played) and, for matches recorded before there were
+diagnostics, from their replays."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.analysis.mistakes import Category
+from arena.analysis.watch import diagnose_replay
+from arena.errors import ReplayError
+from arena.matches import FaultRow, SeatStats
+from arena.players.values import Timing
+from arena.replay import read_replay
+from arena.store import ResultStore
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """Reply times in ms: the median, the 95th percentile (nearest rank) and the most."""
+
+    p50: float
+    p95: float
+    max: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread | None:
+        if not values:
+            return None
+        ordered = sorted(values)
+
+        def rank(share: float) -> float:
+            return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+        return cls(round(rank(0.5), 3), round(rank(0.95), 3), round(ordered[-1], 3))
+
+
+@dataclass(frozen=True, slots=True)
+class MistakeStep:
+    match_id: str
+    line: int
+    """The decision's line in the match's replay (the viewer opens the match at it)."""
+    category: Category
+
+
+@dataclass(slots=True)
+class BotDiagnosis:
+    bot: str
+    move_ms: int
+    decisions: int = 0
+    mistakes: Counter[Category] = field(default_factory=Counter)
+    steps: list[MistakeStep] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    """The CPU time charged to each `act` reply (none for a bot played in-process)."""
+    wall_ms: list[float] = field(default_factory=list)
+    faults: list[FaultRow] = field(default_factory=list)
+
+    @property
+    def reply_ms(self) -> Spread | None:
+        return Spread.of(self.cpu_ms)
+
+    @property
+    def reply_wall_ms(self) -> Spread | None:
+        return Spread.of(self.wall_ms)
+
+    @property
+    def closest_to_limit(self) -> float | None:
+        """The most CPU time a reply used, as a share of move_ms."""
+        return round(max(self.cpu_ms) / self.move_ms, 4) if self.cpu_ms else None
+
+    def per_hundred(self, category: Category) -> float:
+        """Mistakes of `category` per 100 decisions."""
+        return round(100 * self.mistakes[category] / self.decisions, 2) if self.decisions else 0.0
+
+    def json(self) -> dict[str, Any]:
+        spread = self.reply_ms
+        wall = self.reply_wall_ms
+        return {
+            "bot": self.bot,
+            "decisions": self.decisions,
+            "mistakes": {category.value: self.mistakes[category] for category in Category},
+            "mistake_steps": [
+                {"match_id": step.match_id, "line": step.line, "category": step.category.value} for step in self.steps
+            ],
+            "reply_ms": None if spread is None else {"p50": spread.p50, "p95": spread.p95, "max": spread.max},
+            "reply_wall_ms": None if wall is None else {"p50": wall.p50, "p95": wall.p95, "max": wall.max},
+            "closest_to_limit": self.closest_to_limit,
+            "move_ms": self.move_ms,
+            "faults": dict(sorted(Counter(fault.reason.value for fault in self.faults).items())),
+        }
+
+
+def diagnose(store: ResultStore, bots: Iterable[str] | None = None) -> list[BotDiagnosis]:
+    """Every bot's diagnosis (or those named), in the tournament's order of bots."""
+    meta = store.meta()
+    names = list(bots) if bots is not None else json.loads(meta.get("bots", "[]"))
+    move_ms = _move_ms(meta)
+    found = {name: BotDiagnosis(name, move_ms) for name in names}
+    stats = store.seat_stats()
+    for match in store.matches():
+        seats = match.job.seats
+        if len(seats) < 2 or not any(name in found for name in seats):
+            continue  # a bye, or none of ours
+        recorded = stats.get(match.job.match_id, [])
+        judged = recorded if len(recorded) == len(seats) and None not in recorded else _from_replay(match.replay)
+        for seat, name in enumerate(seats):
+            diagnosis = found.get(name)
+            if diagnosis is None or seat >= len(judged) or (stats_of := judged[seat]) is None:
+                continue
+            diagnosis.decisions += stats_of.decisions
+            for line, category in stats_of.mistakes:
+                step = MistakeStep(match.job.match_id, line, Category(category))
+                diagnosis.mistakes[step.category] += 1
+                diagnosis.steps.append(step)
+            diagnosis.cpu_ms += stats_of.reply_ms
+            diagnosis.wall_ms += stats_of.reply_wall_ms
+        for fault in match.faults:
+            if fault.bot in found:
+                found[fault.bot].faults.append(fault)
+    return list(found.values())
+
+
+def _from_replay(replay: Path | None) -> list[SeatStats | None]:
+    """A match recorded without stats, judged again from its replay (no reply times: they were not kept)."""
+    if replay is None:
+        return []
+    try:
+        lines = read_replay(replay)
+    except ReplayError:
+        return []
+    return [
+        SeatStats(seat.decisions, tuple((line, category.value) for line, category in seat.mistakes))
+        for seat in diagnose_replay(lines)
+    ]
+
+
+def _move_ms(meta: dict[str, str]) -> int:
+    """The tournament's move_ms, as the run noted it, else as its configuration text says, else the default."""
+    if "move_ms" in meta:
+        return int(meta["move_ms"])
+    try:
+        limits = (yaml.safe_load(meta.get("config_text", "")) or {}).get("limits") or {}
+        return int(limits.get("move_ms", Timing().move_ms))
+    except (yaml.YAMLError, AttributeError, TypeError, ValueError):
+        return Timing().move_ms

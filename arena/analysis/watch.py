@@ -1,0 +1,104 @@
+"""Judging every decision of a match as it is played, or again from its replay: the same judge, fed the same
+events and views the bots were sent (arena.analysis.mistakes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from arena.analysis.mistakes import Category, Seat
+from arena.engine import Action, Decision, EventFeed, Match, MatchResult, Observer
+from arena.errors import ReplayMismatch
+from arena.players import MatchInfo, Player
+from arena.protocol import MalformedAction, parse_action
+from arena.replay import Resimulation
+from arena.replay.lines import ReplayLine, decision_line_numbers
+
+
+@dataclass(slots=True)
+class SeatDiagnosis:
+    """One seat's decisions in one match, and the provable mistakes among them."""
+
+    decisions: int = 0
+    mistakes: list[tuple[int, Category]] = field(default_factory=list)
+    """(replay line of the decision, category), in the order played."""
+
+
+class Watch:
+    """The judges of one match's seats, and what they found."""
+
+    def __init__(self, match: Match) -> None:
+        feed = EventFeed(match)
+        self._match = match
+        self._observers = [Observer(match, seat, feed) for seat in range(len(match.players))]
+        self._seats = [Seat(seat, match.ruleset) for seat in range(len(match.players))]
+        self._judged: list[tuple[int, Category | None]] = []
+        """(seat, mistake) of every decision of the match so far, in order."""
+
+    def wrap(self, players: Sequence[Player]) -> list[Player]:
+        """The players, each with its decisions judged as it answers them."""
+        return [_Judged(player, self, seat) for seat, player in enumerate(players)]
+
+    def judge(self, seat: int, action: Action) -> None:
+        """Judge the answer `seat` gives now, from all it was told until now."""
+        observer = self._observers[seat]
+        judge = self._seats[seat]
+        judge.observe(observer.take_events())
+        self._judged.append((seat, judge.judge(observer.view(), action)))
+
+    def diagnoses(self) -> list[SeatDiagnosis]:
+        """Per seat, once the match is over (or as far as it went)."""
+        lines = decision_line_numbers(self._match.records)
+        found = [SeatDiagnosis() for _ in self._seats]
+        for (seat, mistake), line in zip(self._judged, lines, strict=False):
+            found[seat].decisions += 1
+            if mistake is not None:
+                found[seat].mistakes.append((line, mistake))
+        return found
+
+
+class _Judged:
+    """A player whose answers the watch judges before the referee applies them."""
+
+    def __init__(self, player: Player, watch: Watch, seat: int) -> None:
+        self._player = player
+        self._watch = watch
+        self._seat = seat
+
+    def start_match(self, info: MatchInfo, observer: Observer) -> None:
+        self._player.start_match(info, observer)
+
+    def act(self, decision: Decision, observer: Observer) -> Action:
+        action = self._player.act(decision, observer)
+        if decision.accepts(action):  # an illegal answer is a fault, not a move
+            self._watch.judge(self._seat, action)
+        return action
+
+    def end_match(self, result: MatchResult, observer: Observer) -> None:
+        self._player.end_match(result, observer)
+
+    def check(self) -> None:
+        self._player.check()
+
+
+def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
+    """The same diagnosis from a replay, re-simulated: each decision judged from the events and the view its seat
+    had, as far as the replay keeps the rules."""
+    resimulation = Resimulation(lines)
+    watch: Watch | None = None
+    try:
+        for index, (_, match) in enumerate(resimulation.steps()):
+            watch = watch or Watch(match)
+            following = lines[index + 1].data if index + 1 < len(lines) else {}
+            decision = match.decision
+            if following.get("type") != "decision" or decision is None or following.get("seat") != decision.seat:
+                continue
+            try:
+                action = parse_action(following.get("action"))
+            except MalformedAction:
+                continue  # the re-simulation names the line next
+            if decision.accepts(action):
+                watch.judge(decision.seat, action)
+    except ReplayMismatch:
+        pass
+    return watch.diagnoses() if watch is not None else []

@@ -1,0 +1,42 @@
+"""gauntlet.csv: one row per candidate, for a course's gradebook."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from arena.analysis.diagnose import diagnose
+from arena.analysis.mistakes import Category
+from arena.engine import FaultReason
+from arena.store import ResultStore
+from arena.store.disk import write_atomically
+from arena.store.export import standing_rows, write_rows
+
+
+def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
+    """The standings' columns, then the faults in all and by kind, the provable mistakes of each category per 100
+    decisions, and the 95th percentile of the reply times (CPU ms). Every fault kind and mistake category has its
+    column, so the columns are the same for every course and every run."""
+    candidates = json.loads(store.meta().get("candidates", "[]"))
+    diagnoses = {bot.bot: bot for bot in diagnose(store, candidates)}
+    flat = []
+    for row in standing_rows(store, only=set(candidates)):
+        diagnosis = diagnoses[row["bot"]]
+        replies = diagnosis.reply_ms
+        flat.append(
+            {
+                **{key: value for key, value in row.items() if key not in ("faults", "head_to_head")},
+                "faults": sum(row["faults"].values()),
+                **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
+                "decisions": diagnosis.decisions,
+                **{
+                    f"mistakes_{category.value.replace('-', '_')}_per_100": diagnosis.per_hundred(category)
+                    for category in Category
+                },
+                "reply_ms_p95": None if replies is None else replies.p95,
+            }
+        )
+    text = io.StringIO(newline="")
+    write_rows(flat, "csv", text)
+    write_atomically(path, text.getvalue())
