@@ -29,6 +29,17 @@ from arena.engine import (
     View,
 )
 
+GUARD, PRIEST, BARON, PRINCE, CHANCELLOR, KING, PRINCESS = (
+    Card.GUARD,
+    Card.PRIEST,
+    Card.BARON,
+    Card.PRINCE,
+    Card.CHANCELLOR,
+    Card.KING,
+    Card.PRINCESS,
+)
+"""An enum member looked up on its class costs more than a name: the judge reads these at every event."""
+
 
 class Category(StrEnum):
     SELF_ELIMINATION = "self-elimination"
@@ -55,29 +66,32 @@ class Seat:
 
     def observe(self, events: Iterable[Event]) -> None:
         for event in events:
-            if isinstance(event, PlayEvent):
-                self._played(event)
-            elif isinstance(event, DiscardEvent):
-                self.known.pop(event.seat, None)
-                if event.seat == self.seat:
+            kind = type(event)
+            if kind is PlayEvent:
+                self._played(event)  # type: ignore[arg-type]
+            elif kind is DiscardEvent or kind is OutEvent:
+                seat = event.seat  # type: ignore[union-attr]
+                self.known.pop(seat, None)
+                if seat == self.seat and kind is DiscardEvent:
                     self._own = None
-            elif isinstance(event, OutEvent):
-                self.known.pop(event.seat, None)
-            elif isinstance(event, (RoundStartEvent, RoundEnded)):
+            elif kind is RoundStartEvent:
                 self.known.clear()
-                self._own = event.hand[0] if isinstance(event, RoundStartEvent) and event.hand else None
+                self._own = event.hand[0] if event.hand else None  # type: ignore[union-attr]
+            elif kind is RoundEnded:
+                self.known.clear()
+                self._own = None
 
     def _played(self, event: PlayEvent) -> None:
         me, player, target = self.seat, event.seat, event.target
-        if player != me and (event.card is Card.CHANCELLOR or self.known.get(player) is event.card):
+        if player != me and (event.card is CHANCELLOR or self.known.get(player) is event.card):
             self.known.pop(player, None)  # it may have played the card known, or kept another it drew
-        if event.card is Card.PRIEST and player == me and target is not None and event.seen is not None:
+        if event.card is PRIEST and player == me and target is not None and event.seen is not None:
             self.known[target] = event.seen
-        elif event.card is Card.BARON and event.cards is not None:
+        elif event.card is BARON and event.cards is not None:
             (first, first_card), (second, second_card) = event.cards.items()
             if first_card is second_card:  # level: each now knows the other's card
                 self.known[second if first == me else first] = first_card
-        elif event.card is Card.KING and target is not None:
+        elif event.card is KING and target is not None:
             self._king(player, target, event.received)
 
     def _king(self, player: int, target: int, received: Card | None) -> None:
@@ -95,14 +109,12 @@ class Seat:
 
     def judge(self, view: View, action: Action) -> Category | None:
         """The mistake this answer to `view` provably is, if any; then the seat's own card is the one it keeps."""
-        mistake = self._mistake(view, action) if isinstance(action, Play) else None
-        hand = list(view.hand)
-        if isinstance(action, Play) and action.card in hand:
-            hand.remove(action.card)
-            self._own = hand[0] if hand else None
-        else:
-            self._own = action.keep if not isinstance(action, Play) else None
-        return mistake
+        if type(action) is not Play:
+            self._own = action.keep  # type: ignore[union-attr]
+            return None
+        hand = view.hand
+        self._own = hand[1] if hand[0] is action.card and len(hand) > 1 else hand[0]
+        return self._mistake(view, action)
 
     def _mistake(self, view: View, play: Play) -> Category | None:
         """A sure loss counts only where another legal play is none: the Princess beside a Baron on a known
@@ -110,10 +122,10 @@ class Seat:
         if self._eliminates(view, play) and self._escape(view):
             return Category.SELF_ELIMINATION
         known = self.known.get(play.target) if play.target is not None else None
-        if play.card is Card.GUARD and play.guess is not None:
+        if play.card is GUARD and play.guess is not None:
             if self._all_seen(view, play.guess):
                 return Category.IMPOSSIBLE_GUESS
-            if known is not None and known is not Card.GUARD and known is not play.guess:
+            if known is not None and known is not GUARD and known is not play.guess:
                 return Category.MISSED_KNOWN_GUESS
         if self._loses_baron(view, play) and self._escape(view):
             return Category.KNOWN_LOSING_BARON
@@ -128,21 +140,21 @@ class Seat:
 
     def _loses_baron(self, view: View, play: Play) -> bool:
         """A Baron on a player whose card this seat knows to be higher than the one it keeps."""
-        known = self.known.get(play.target) if play.card is Card.BARON and play.target is not None else None
+        known = self.known.get(play.target) if play.card is BARON and play.target is not None else None
         if known is None:
             return False
         kept = list(view.hand)
-        kept.remove(Card.BARON)
+        kept.remove(BARON)
         return bool(kept) and self.ruleset.values[known] > self.ruleset.values[kept[0]]
 
     def _eliminates(self, view: View, play: Play) -> bool:
         """Whether the play surely puts this seat out: the Princess, or a Prince on itself beside her."""
-        if play.card is Card.PRINCESS:
+        if play.card is PRINCESS:
             return True
-        if play.card is Card.PRINCE and play.target == self.seat:
+        if play.card is PRINCE and play.target == self.seat:
             rest = list(view.hand)
-            rest.remove(Card.PRINCE)
-            return Card.PRINCESS in rest
+            rest.remove(PRINCE)
+            return PRINCESS in rest
         return False
 
     def _all_seen(self, view: View, card: Card) -> bool:

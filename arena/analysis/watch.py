@@ -31,6 +31,8 @@ class Watch:
         feed = EventFeed(match)
         self._match = match
         self._observers = [Observer(match, seat, feed) for seat in range(len(match.players))]
+        """Each seat's judge's window; a wrapped player's is replaced by a twin of the referee's observer, whose
+        feed projects each record once for both."""
         self._seats = [Seat(seat, match.ruleset) for seat in range(len(match.players))]
         self._judged: list[tuple[int, Category | None]] = []
         """(seat, mistake) of every decision of the match so far, in order."""
@@ -38,6 +40,10 @@ class Watch:
     def wrap(self, players: Sequence[Player]) -> list[Player]:
         """The players, each with its decisions judged as it answers them."""
         return [_Judged(player, self, seat) for seat, player in enumerate(players)]
+
+    def share_feed(self, seat: int, observer: Observer) -> None:
+        """Read the seat's events from the referee's feed, before any is taken (at the match's start)."""
+        self._observers[seat] = observer.twin()
 
     def judge(self, seat: int, action: Action) -> None:
         """Judge the answer `seat` gives now, from all it was told until now."""
@@ -66,6 +72,7 @@ class _Judged:
         self._seat = seat
 
     def start_match(self, info: MatchInfo, observer: Observer) -> None:
+        self._watch.share_feed(self._seat, observer)
         self._player.start_match(info, observer)
 
     def act(self, decision: Decision, observer: Observer) -> Action:

@@ -115,6 +115,8 @@ class Match:
         self._player_views: list[tuple[tuple[object, ...], PlayerView] | None] = [None] * n
         """Each seat's last PlayerView with what it was made of: most seats are unchanged from one view to
         the next, and a reused view saves its consumers work too (the protocol encodes each one once)."""
+        self._views: list[tuple[int, View] | None] = [None] * n
+        """Each seat's last View and the length of the log when it was made."""
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -165,11 +167,15 @@ class Match:
         )
 
     def view(self, seat: int) -> View:
-        """What `seat` may see now: its own hand and the public table."""
+        """What `seat` may see now: its own hand and the public table. Between two records nothing changes, so a
+        view asked for again (a bot's player and a judge of its moves) is the one made before."""
         self._check_seat(seat)
+        made = self._views[seat]
+        if made is not None and made[0] == len(self._log):
+            return made[1]
         decision = self._decision
         mine = decision if decision is not None and decision.seat == seat else None
-        return View(
+        view = View(
             seat=seat,
             round=self._round,
             decision=mine.kind if mine else None,
@@ -179,6 +185,8 @@ class Match:
             removed_face_up=self._removed_face_up,
             legal=mine.legal if mine else (),
         )
+        self._views[seat] = (len(self._log), view)
+        return view
 
     def _public_seats(self) -> tuple[PlayerView, ...]:
         cache, views = self._player_views, []

@@ -164,6 +164,11 @@ class Observer:
     def view(self) -> View:
         return self._match.view(self.seat)
 
+    def twin(self) -> Observer:
+        """Another observer of the same seat on the same feed, from the match's start: one that reads everything
+        the seat was told (a judge of its moves) while this one goes on for its player."""
+        return Observer(self._match, self.seat, self._feed)
+
     def take_events(self) -> list[Event]:
         """Events since the previous call, oldest first."""
         start, self._cursor = self._cursor, len(self._match.records)

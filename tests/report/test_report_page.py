@@ -216,3 +216,47 @@ def test_a_bots_logs_are_linked_from_the_standings_the_matches_and_the_viewer(
     assert "logs=bad" in browser.current_url
     browser.get(seat_link.get_attribute("href") or "")
     assert "bad: about to answer 999" in browser.find_element("tag name", "body").text
+
+
+def test_each_bots_page_shows_its_mistakes_reply_times_and_faults_linked_to_their_moves(
+    browser: WebDriver, two_player: Tournament
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from arena.analysis.diagnose import diagnose
+
+    store = ResultStore.open_existing(two_player.output)
+    try:
+        expected = {bot.bot: bot for bot in diagnose(store)}
+    finally:
+        store.close()
+    _open(browser, two_player.index)
+    links = {
+        link.text: link.get_attribute("href")
+        for link in browser.find_elements("css selector", "#standings-table a.bot-link")
+    }
+    assert set(links) == set(expected)
+    random = expected["random-0"]
+    assert sum(random.mistakes.values()) > 0  # a random bot errs: something to show
+    browser.get(links["random-0"] or "")
+    counts = {
+        row.get_attribute("data-category"): int(row.get_attribute("data-count") or -1)
+        for row in browser.find_elements("css selector", "#mistake-table tbody tr")
+    }
+    assert counts == {category.value: random.mistakes[category] for category in random.mistakes} | {
+        category: 0
+        for category in counts
+        if random.mistakes[category] == 0  # type: ignore[index]
+    }
+    steps = browser.find_elements("css selector", "#mistake-steps li.mistake")
+    assert len(steps) == len(random.steps)
+    line = int(steps[0].get_attribute("data-line") or 0)
+    steps[0].find_element("css selector", "a.move-link").click()
+    WebDriverWait(browser, 20, poll_frequency=0.02).until(
+        lambda driver: driver.find_element("id", "table").get_attribute("data-line") == str(line)
+    )
+    browser.get(links["bad"] or "")
+    faults = browser.find_elements("css selector", "#faults li.fault")
+    assert [fault.get_attribute("data-reason") for fault in faults] == [f.reason.value for f in expected["bad"].faults]
+    assert browser.find_element("id", "replies").text.startswith("Reply times")
+    assert "CPU ms" in browser.find_element("id", "reply-table").text  # a subprocess bot: its times were kept

@@ -1,0 +1,137 @@
+"""`arena diagnose`, the gradebook's columns and check-bot's summary, through the CLI on real tournaments."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.analysis import Category, diagnose_replay
+from arena.replay import read_replay
+from tests.test_author_loop import run_arena, tournament
+from tests.test_cli import arena
+
+FIRST_LEGAL = "import sys\nfrom arena.sdk import run\nrun(lambda message: 0)\n"
+"""Always the first legal answer: a Guard naming the Priest, a Princess played when she comes first..."""
+
+
+def _first_legal_tournament(tmp_path: Path, marker: str, extra: str = "") -> Path:
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "bot.py").write_text(FIRST_LEGAL)
+    return tournament(
+        tmp_path,
+        f"""\
+        - {{name: first, command: [python3, first/bot.py, {marker}]}}
+        - {{name: random, builtin: random}}
+        - {{name: heuristic, builtin: heuristic}}
+        """,
+        extra=extra,
+    )
+
+
+def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_and_faults(
+    tmp_path: Path, marker: str
+) -> None:
+    path = _first_legal_tournament(tmp_path, marker, extra="repeats: 2\n")
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
+    output = tmp_path / "out"
+    done = arena("diagnose", output, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    bots = {bot["bot"]: bot for bot in json.loads(done.stdout)["bots"]}
+    assert list(bots) == ["first", "random", "heuristic"]
+    for bot in bots.values():
+        assert set(bot) >= {"bot", "decisions", "mistakes", "mistake_steps", "reply_ms", "move_ms", "faults"}
+        assert set(bot["mistakes"]) == {category.value for category in Category}
+        assert sum(bot["mistakes"].values()) == len(bot["mistake_steps"])
+        assert bot["move_ms"] == 1000
+    first = bots["first"]
+    assert first["reply_ms"]["p50"] <= first["reply_ms"]["p95"] <= first["reply_ms"]["max"] < 1000
+    assert bots["random"]["reply_ms"] is None  # played in-process: no reply times
+    assert bots["heuristic"]["mistakes"][Category.IMPOSSIBLE_GUESS] == 0
+    assert sum(bots["random"]["mistakes"].values()) > 0
+    # every step is a decision of that bot at that line of its match's replay, and judged so from the replay
+    for name, bot in bots.items():
+        for step in bot["mistake_steps"]:
+            lines = read_replay(output / "replays" / f"{step['match_id']}.jsonl")
+            line = lines[step["line"] - 1].data
+            seats = lines[0].data["players"]
+            assert line["type"] == "decision" and seats[line["seat"]] == name
+            judged = diagnose_replay(lines)[line["seat"]].mistakes
+            assert (step["line"], Category(step["category"])) in judged
+
+    table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
+    assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
+    assert any(line.startswith("  reply times, CPU ms: median ") for line in table)
+    assert table[-1] == "  faults: none"
+    unknown = arena("diagnose", output, "--bot", "nobody")
+    assert unknown.returncode == 2 and "no bot 'nobody'" in unknown.stderr
+
+
+def test_matches_recorded_without_diagnostics_are_judged_from_their_replays(tmp_path: Path, marker: str) -> None:
+    path = _first_legal_tournament(tmp_path, marker)
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
+    output = tmp_path / "out"
+    before = json.loads(arena("diagnose", output, "--format", "json").stdout)
+    with sqlite3.connect(output / "results.sqlite") as db:  # as an output written before there were diagnostics
+        db.execute("DELETE FROM seat_stats")
+    after = json.loads(arena("diagnose", output, "--format", "json").stdout)
+    for old, new in zip(before["bots"], after["bots"], strict=True):
+        assert (new["decisions"], new["mistakes"], new["mistake_steps"]) == (
+            old["decisions"],
+            old["mistakes"],
+            old["mistake_steps"],
+        )
+        assert new["reply_ms"] is None  # not kept then
+
+
+def test_the_gradebook_has_a_column_per_mistake_category_and_the_p95_reply_time(tmp_path: Path, marker: str) -> None:
+    (tmp_path / "student").mkdir()
+    (tmp_path / "student" / "bot.py").write_text(FIRST_LEGAL)
+    path = tmp_path / "g.yaml"
+    path.write_text(
+        "name: g\nformat: gauntlet\nplayers_per_match: 2\nseed: 2\noutput: out\n"
+        "gauntlet: {candidates: [student, lazy]}\nbots:\n"
+        f"  - {{name: student, command: [python3, student/bot.py, {marker}]}}\n"
+        "  - {name: lazy, builtin: random}\n  - {name: ref, builtin: heuristic}\n"
+    )
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
+    rows = {row["bot"]: row for row in csv.DictReader((tmp_path / "out" / "gauntlet.csv").open())}
+    diagnosed = {
+        bot["bot"]: bot for bot in json.loads(arena("diagnose", tmp_path / "out", "--format", "json").stdout)["bots"]
+    }
+    for name in ("student", "lazy"):
+        row, bot = rows[name], diagnosed[name]
+        assert int(row["decisions"]) == bot["decisions"]
+        for category in Category:
+            column = f"mistakes_{category.value.replace('-', '_')}_per_100"
+            assert float(row[column]) == round(100 * bot["mistakes"][category] / bot["decisions"], 2)
+    assert float(rows["student"]["reply_ms_p95"]) == diagnosed["student"]["reply_ms"]["p95"]
+    assert rows["lazy"]["reply_ms_p95"] == ""  # in-process: none
+
+
+def test_check_bot_prints_the_same_summary_and_keeps_the_replays_it_names(tmp_path: Path, marker: str) -> None:
+    (tmp_path / "bot.py").write_text(FIRST_LEGAL)
+    replays = tmp_path / "replays"
+    bot = [sys.executable, str(tmp_path / "bot.py"), marker]
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "check-bot", "--matches", "2", "--replays", str(replays), "--", *bot],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    summary = next(line for line in lines if " decisions; provable mistakes: " in line)
+    decisions = int(summary.split()[0])
+    named = [line for line in lines if line.startswith("  impossible-guess ")]
+    assert named, done.stdout  # the first legal Guard names the Priest whether or not both are in sight
+    assert any(line.startswith("  reply times, CPU ms: median ") for line in lines)
+    judged = 0
+    for replay in sorted(replays.glob("check-*.jsonl")):
+        lines_of = read_replay(replay)
+        seat = lines_of[0].data["players"].index("bot")
+        judged += diagnose_replay(lines_of)[seat].decisions
+    assert judged == decisions
