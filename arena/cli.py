@@ -217,14 +217,22 @@ def _validate(args: argparse.Namespace) -> int:
         f" {config.players_per_match} per table, ruleset {config.ruleset}"
     )
     matches = _plural(size.matches, "match", "matches")
-    if config.format is Format.SWISS:
+    if config.sprt is not None:
+        print(
+            f"  {config.sprt.candidate} against {config.sprt.baseline} in pairs of matches on the same deals, until"
+            f" the test decides: at most {config.sprt.max_pairs} pairs ({matches})"
+        )
+    elif config.format is Format.SWISS:
         print(f"  {matches}: {_plural(size.rounds, 'round', 'rounds')} of {_plural(size.tables, 'table', 'tables')}")
     else:
         times = size.matches // size.tables
         again = f", each played {times} times" if times > 1 and size.matches % size.tables == 0 else ""
         print(f"  {matches}: {_plural(size.tables, 'table', 'tables')} (each its own group of bots){again}")
     durations = recorded_durations(config.output)
-    if durations:
+    if durations and config.sprt is not None:  # its length is the test's to decide
+        state = _sprt_lines(config.output, "table")[3].removeprefix("decision: ")
+        print(f"  {len(durations)} played already in {config.output}: {state}")
+    elif durations:
         left = max(0, size.matches - len(durations))
         each = sum(durations) / len(durations)
         workers = max(1, min(config.concurrency, left))
@@ -298,6 +306,24 @@ def _diagnose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sprt(args: argparse.Namespace) -> int:
+    for line in _sprt_lines(args.output, args.format):
+        print(line)
+    return 0
+
+
+def _sprt_lines(output: Path, fmt: str) -> list[str]:
+    from arena.analysis.sprt import as_json, describe, stored_test
+    from arena.store import ResultStore
+
+    store = ResultStore.open_existing(output)
+    try:
+        config, state = stored_test(store)
+    finally:
+        store.close()
+    return [json.dumps(as_json(config, state), indent=2)] if fmt == "json" else describe(config, state)
+
+
 def _run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -328,6 +354,9 @@ def _run(args: argparse.Namespace) -> int:
         f"{config.name}: {_plural(summary.matches, 'match', 'matches')} ({summary.played} played now{kept}),"
         f" {_plural(summary.faults, 'fault', 'faults')}, {summary.seconds:.1f} s"
     )
+    if config.sprt is not None:
+        for line in _sprt_lines(summary.output, "table"):
+            print(line)
     print(f"results: {summary.output}")
     print(f"report: {_write_report(summary.output)}")
     failures = failure_line(summary)
@@ -625,6 +654,19 @@ def build_parser() -> argparse.ArgumentParser:
     diagnose.add_argument("--bot", help="only this bot")
     diagnose.add_argument("--format", choices=["table", "json"], default="table")
     diagnose.set_defaults(run=_diagnose)
+
+    sprt = commands.add_parser(
+        "sprt",
+        help="where a sequential test of two bots stands",
+        description=(
+            "The sequential probability ratio test of a tournament of format sprt (docs/sprt.md): the pairs counted,"
+            " their pentanomial [LL, LD, DD+WL, WD, WW], the log-likelihood ratio and its bounds, the decision (H0,"
+            " H1 or none yet) and the Elo difference with its 95% interval."
+        ),
+    )
+    sprt.add_argument("output", type=Path, help="the tournament's output folder")
+    sprt.add_argument("--format", choices=["table", "json"], default="table")
+    sprt.set_defaults(run=_sprt)
 
     logs = commands.add_parser(
         "logs",

@@ -38,6 +38,7 @@ from arena.config.values import (
     ExecutorType,
     Format,
     GauntletConfig,
+    SprtConfig,
     TournamentConfig,
     bot_directory,
 )
@@ -310,6 +311,17 @@ class _Gauntlet(_Model):
     repeats: _Positive = 1
 
 
+class _Sprt(_Model):
+    candidate: _Name
+    baseline: _Name
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
+    beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
+    max_pairs: _Positive = 20_000
+    field: list[_Name] = []
+
+
 class _Executor(_Model):
     type: Literal["local", "dask"] = "local"
     address: Annotated[str, Field(min_length=1)] | None = None
@@ -319,7 +331,7 @@ class _Executor(_Model):
 class _Tournament(_Model):
     name: _Name
     ruleset: Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_known_ruleset)] = DEFAULT_RULESET
-    format: Literal["round-robin", "swiss", "gauntlet"]
+    format: Literal["round-robin", "swiss", "gauntlet", "sprt"]
     players_per_match: int
     rounds: _Positive = DEFAULT_ROUNDS
     repeats: _Positive = 1
@@ -331,6 +343,7 @@ class _Tournament(_Model):
     output: Annotated[str, Field(min_length=1)] | None = None
     bots: Annotated[list[_Bot], Field(min_length=1)]
     gauntlet: _Gauntlet | None = None
+    sprt: _Sprt | None = None
     executor: _Executor = _Executor()
 
 
@@ -394,6 +407,14 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
             )
         if fmt != Format.GAUNTLET and "gauntlet" in data:
             yield _Problem(("gauntlet",), f"only for format gauntlet, not {fmt}")
+        if fmt == Format.SPRT and data.get("sprt") is None:
+            yield _Problem(
+                ("sprt",), "required for format sprt, e.g. sprt: {candidate: new, baseline: old}", at=("format",)
+            )
+        if fmt != Format.SPRT and "sprt" in data:
+            yield _Problem(("sprt",), f"only for format sprt, not {fmt}")
+        if fmt == Format.SPRT and "duplicate" in data:
+            yield _Problem(("duplicate",), "not for format sprt: its pairs are duplicate matches already")
     executor = data.get("executor")
     if isinstance(executor, dict):
         kind = executor.get("type", "local")
@@ -433,6 +454,46 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
     gauntlet = data.get("gauntlet")
     if fmt == Format.GAUNTLET and isinstance(gauntlet, dict) and isinstance(gauntlet.get("candidates"), list):
         yield from _gauntlet_checks(gauntlet["candidates"], names, ppm)
+    sprt = data.get("sprt")
+    if fmt == Format.SPRT and isinstance(sprt, dict):
+        yield from _sprt_checks(sprt, names, ppm)
+
+
+def _sprt_checks(sprt: Mapping[str, Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
+    used: dict[str, Loc] = {}
+    for key in ("candidate", "baseline"):
+        name = sprt.get(key)
+        if isinstance(name, str):
+            if name not in names:
+                yield _Problem(("sprt", key), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
+            elif name in used:
+                yield _Problem(
+                    ("sprt", key), f"{name!r} is the {used[name][-1]} too: a bot is not tested against itself"
+                )
+            used.setdefault(name, ("sprt", key))
+    field = sprt.get("field", [])
+    if isinstance(field, list):
+        for index, name in enumerate(field):
+            if not isinstance(name, str):
+                continue
+            if name not in names:
+                yield _Problem(("sprt", "field", index), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
+            elif name in used:
+                yield _Problem(("sprt", "field", index), f"{name!r} is named twice")
+            used.setdefault(name, ("sprt", "field", index))
+        if ppm is not None and ppm > 2 and len(field) != ppm - 1:
+            need = f"{_count(ppm - 1, 'bot')} besides the one tested"
+            yield _Problem(("sprt", "field"), f"{_count(len(field), 'bot')} for tables of {ppm}: it needs {need}")
+        if ppm == 2 and field:
+            yield _Problem(("sprt", "field"), "only for tables of more than 2: at 2, candidate and baseline meet")
+    elo0, elo1 = sprt.get("elo0", 0.0), sprt.get("elo1", 5.0)
+    if isinstance(elo0, int | float) and isinstance(elo1, int | float) and not elo0 < elo1:
+        yield _Problem(("sprt", "elo1"), f"must be above elo0 ({elo0}), not {elo1}")
+    for name, index in names.items():
+        if name not in used and len(used) >= 2:
+            yield _Problem(
+                ("bots", index, "name"), f"{name!r} plays no part in the sprt: not its candidate, baseline or field"
+            )
 
 
 def _gauntlet_checks(candidates: list[Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
@@ -552,7 +613,7 @@ def _unknown_key(loc: Loc) -> str:
     if suggestion:
         return f"unknown key{suggestion}"
     if not loc[:-1]:
-        for section in ("limits", "gauntlet"):
+        for section in ("limits", "gauntlet", "sprt"):
             if key in _keys_at((section,)):
                 return f"unknown key here; it belongs under {section} ({section}: {{{key}: ...}})"
     return f"unknown key (known here: {', '.join(known)})"
@@ -691,6 +752,9 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         gauntlet=None
         if model.gauntlet is None
         else GauntletConfig(tuple(model.gauntlet.candidates), model.gauntlet.repeats),
+        sprt=None
+        if model.sprt is None
+        else SprtConfig(**{**model.sprt.model_dump(), "field": tuple(model.sprt.field)}),
         source=source,
         raw_text=text,
         executor=ExecutorConfig(ExecutorType(model.executor.type), model.executor.address, model.executor.max_bot_mb),

@@ -32,6 +32,7 @@ class Format(StrEnum):
     ROUND_ROBIN = "round-robin"
     SWISS = "swiss"
     GAUNTLET = "gauntlet"
+    SPRT = "sprt"
 
 
 # ---------------------------------------------------------------------------------------------- the result
@@ -61,6 +62,21 @@ class GauntletConfig:
     candidates: tuple[str, ...]
     repeats: int = 1
     """How many times each of a candidate's tables is played, seats rotated."""
+
+
+@dataclass(frozen=True, slots=True)
+class SprtConfig:
+    """A sequential test of a candidate against a baseline, in pairs of matches on the same deals (docs/sprt.md)."""
+
+    candidate: str
+    baseline: str
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_pairs: int = 20_000
+    field: tuple[str, ...] = ()
+    """The other seats of a table of more than two, the same in every match."""
 
 
 class ExecutorType(StrEnum):
@@ -110,6 +126,7 @@ class TournamentConfig:
     raw_text: str = field(repr=False)
     """The file as read: kept beside the results so that a run can be told exactly what it was."""
     executor: ExecutorConfig = ExecutorConfig()
+    sprt: SprtConfig | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -150,6 +167,8 @@ def config_hash(config: TournamentConfig) -> str:
         "bots": [bot(entry) for entry in config.bots],
         "gauntlet": None if config.gauntlet is None else dataclasses.asdict(config.gauntlet),
     }
+    if config.sprt is not None:  # only there: the hash of every other format is as it was
+        canonical["sprt"] = dataclasses.asdict(config.sprt)
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -21,6 +21,7 @@ from arena.report.compact import file_stem, replay_data, script
 from arena.report.data import TournamentData, gather
 from arena.report.index_page import Progress, render_index
 from arena.report.replay_page import MATCHES, VIEWER, render_viewer
+from arena.report.sprt_section import sprt_section
 from arena.store import ResultStore
 from arena.store.disk import write_atomically, writing
 from arena.store.logs import logs_by_match
@@ -78,7 +79,12 @@ def write_report(output: Path) -> Report:
             stale.unlink()
     shutil.rmtree(folder / "replays", ignore_errors=True)  # an older report's page per match
     _write_bot_pages(output, viewable)
-    index = _write(output, data, viewable, None, bot_pages=True)
+    store = ResultStore.open_existing(output)
+    try:
+        extra = sprt_section(store)
+    finally:
+        store.close()
+    index = _write(output, data, viewable, None, bot_pages=True, extra=extra)
     return Report(index, len(viewable), problems)
 
 
@@ -130,7 +136,12 @@ def _gather(output: Path) -> TournamentData:
 
 
 def _write(
-    output: Path, data: TournamentData, viewable: set[str], progress: Progress | None, bot_pages: bool = False
+    output: Path,
+    data: TournamentData,
+    viewable: set[str],
+    progress: Progress | None,
+    bot_pages: bool = False,
+    extra: str = "",
 ) -> Path:
     folder = output / REPORT
     viewer = folder / VIEWER
@@ -138,6 +149,6 @@ def _write(
     if not viewer.exists() or viewer.read_text(encoding="utf-8") != page:
         write_atomically(viewer, page)
     index = folder / "index.html"
-    page = render_index(data, viewable, str(output), progress, logs_by_match(output), bot_pages=bot_pages)
+    page = render_index(data, viewable, str(output), progress, logs_by_match(output), bot_pages=bot_pages, extra=extra)
     write_atomically(index, page)
     return index

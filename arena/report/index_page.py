@@ -19,7 +19,7 @@ from arena.report.page import document, number, percent
 from arena.report.replay_page import log_href, viewer_href
 from arena.report.svg import colour, dash, interval_bar, line_chart
 
-FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet"}
+FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet", "sprt": "sequential test"}
 
 
 REFRESH_SECONDS = 3
@@ -42,11 +42,13 @@ def render_index(
     logs: Mapping[str, Sequence[str]] | None = None,
     *,
     bot_pages: bool = False,
+    extra: str = "",
 ) -> str:
     """The page. `viewable`: the matches the viewer can open; `progress`: the run is still going, so the
     page says how far it is and reloads itself every few seconds (the final report does not); `logs`: for each
     match, the bots with a stderr log of it (OUTPUT/logs), linked from the standings, the faults and the matches;
-    `bot_pages`: each bot's name links its page of diagnostics (the final report writes them)."""
+    `bot_pages`: each bot's name links its page of diagnostics (the final report writes them); `extra`: a section
+    of the format's own after the standings (a sequential test's)."""
     played = [m for m in data.matches if not m.bye]
     if progress is not None:
         status = f"in progress: {progress.done}/{progress.total}"
@@ -74,6 +76,7 @@ def render_index(
         "</header>",
         "<main>",
         _standings(data, logged_bots, bot_pages),
+        extra,
         _head_to_head(data.head_to_head),
         _chart(data.chart, data.standings),
         _faults(data.faults, viewable, logs),

@@ -46,6 +46,7 @@ def line_chart(
     series: Mapping[str, Sequence[float]],
     x_title: str,
     y_title: str,
+    chart_id: str = "rating-chart",
 ) -> str:
     """One polyline per series over shared x positions, with axes, ticks and a title per line for hovering."""
     width, height = 960, 420
@@ -65,7 +66,7 @@ def line_chart(
         return round(top + (height - top - bottom) * (high - value) / (high - low), 1)
 
     parts = [
-        f'<svg class="chart" id="rating-chart" viewBox="0 0 {width} {height}" role="img"'
+        f'<svg class="chart" id="{escape(chart_id)}" viewBox="0 0 {width} {height}" role="img"'
         f' aria-label="{escape(y_title)} by {escape(x_title)}">',
         f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>',
         f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>',

@@ -6,6 +6,7 @@ exactly as an uninterrupted one did; the other formats are scheduled whole at th
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import sys
@@ -21,7 +22,7 @@ from arena.config import Format, TournamentConfig, config_hash
 from arena.matches import MatchFailed, MatchJob, match_seed
 from arena.report.gradebook import write_gauntlet_csv
 from arena.runner.executor import Executor, executor_for
-from arena.runner.schedule import scheduled_rounds
+from arena.runner.schedule import schedule_of
 from arena.store import ResultStore
 from arena.store.disk import writing
 
@@ -97,6 +98,7 @@ def run_tournament(
         "config_source": str(config.source),
         "move_ms": str(config.timing.move_ms),
         "arena_version": __version__,
+        **({"sprt": json.dumps(dataclasses.asdict(config.sprt))} if config.sprt is not None else {}),
     }
     store = ResultStore.create_or_resume(config.output, config_hash(config), meta, restart)
     pool: Executor | None = None
@@ -114,7 +116,10 @@ def run_tournament(
     waiting_round: int | None = None
     try:
         finished = store.finished_ids()
-        for tables, expected in scheduled_rounds(config, store):
+        schedule = schedule_of(config, store)
+        for tables, expected in schedule:
+            shown = {"faults": faults, **schedule.status()}
+            bar.set_postfix(shown, refresh=False)
             bar.total = max(scheduled + len(tables), expected)
             scheduled += len(tables)
             jobs = []
@@ -147,12 +152,14 @@ def run_tournament(
                         if live is not None:
                             live(played + kept, bar.total or scheduled)
                     if isinstance(done, MatchFailed) or done.faults:  # the postfix is formatted when it changes
-                        postfix = {"faults": faults, "arena errors": len(failed)} if failed else {"faults": faults}
-                        bar.set_postfix(postfix, refresh=False)
+                        shown = {**shown, "faults": faults, **({"arena errors": len(failed)} if failed else {})}
+                        bar.set_postfix(shown, refresh=False)
                     bar.update(1)
             if failed and config.format is Format.SWISS and tables and tables[0].round < config.rounds:
                 waiting_round = tables[0].round + 1  # it would be paired from results that lack a match
                 break
+            if failed and config.format is Format.SPRT:
+                break  # the test cannot count past a pair that lacks a match
         if not failed:
             store.set_meta("completed_at", str(time.time()))
         if config.format is Format.GAUNTLET:
