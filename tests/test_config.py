@@ -167,7 +167,7 @@ def test_every_problem_is_reported_at_once_in_the_order_of_the_file(tmp_path: Pa
     assert str(raised.value).splitlines()[0] == f"{path}: 9 problems"
     assert problems(path) == [
         "1: name: must be letters, digits, '.', '_' and '-', starting with a letter or digit",
-        "3: format: must be 'round-robin', 'swiss' or 'gauntlet', not 'knockout'",
+        "3: format: must be 'round-robin', 'swiss', 'gauntlet' or 'sprt', not 'knockout'",
         "5: seed: must be at least 0, not the number -1",
         "6: concurrency: must be at least 1, not the number 0",
         "8: limits.move_ms: must be at least 1, not the number 0",

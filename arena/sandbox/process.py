@@ -395,6 +395,8 @@ class BotProcess:
 
     def stderr_tail(self) -> str:
         """The last lines the bot wrote to stderr (capture.TAIL_LINES, a few KiB at most), decoded leniently."""
+        if self.returncode() is not None:
+            self._capture.wait_eof(0.5)  # its last lines may still be in the pipe
         return self._capture.tail_lines().decode("utf-8", errors="replace")
 
     def take_log_segment(self) -> bytes:
