@@ -7,7 +7,15 @@ import subprocess
 
 from arena.sandbox import Limits, SandboxLevel
 from arena.sandbox.capture import TAIL_BYTES
-from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, LIMITED_LEVELS, Bots, assert_all_gone, host_processes
+from tests.sandbox.conftest import (
+    ALL_LEVELS,
+    DEADLINE_S,
+    LIMITED_LEVELS,
+    ROOT,
+    Bots,
+    assert_all_gone,
+    host_processes,
+)
 
 
 @LIMITED_LEVELS
@@ -84,7 +92,9 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit_and_the_arena_survives(bots
     main = bots.reported(bot, "main")
     count, failure = map(int, (bots.report_dir(bot) / "result").read_text().split())
     assert failure == errno.EAGAIN
-    assert count < 32
+    # With a UID of its own the count is the bot's alone. Without one the bot has the arena user's task count at
+    # its start plus 32: tasks of the user that end meanwhile (the other test worker's) widen that headroom.
+    assert count < 32 if ROOT else count < 32 + 200
     assert subprocess.run(["true"], timeout=DEADLINE_S).returncode == 0, "the arena can still start processes"
 
     survivors = host_processes(main)
