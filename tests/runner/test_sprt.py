@@ -97,8 +97,8 @@ def test_two_copies_of_one_bot_accept_h0_or_run_to_max_pairs(tmp_path: Path) -> 
 
 
 def test_the_same_seed_gives_the_same_test_at_any_concurrency(tmp_path: Path) -> None:
-    one = sprt_file(tmp_path, "one", "heuristic", "random", section={"elo1": 5}, concurrency=1)
-    two = sprt_file(tmp_path, "two", "heuristic", "random", section={"elo1": 5}, concurrency=2)
+    one = sprt_file(tmp_path, "one", "heuristic", "random", section={"elo1": 20}, concurrency=1)
+    two = sprt_file(tmp_path, "two", "heuristic", "random", section={"elo1": 20}, concurrency=2)
     run(one)
     run(two)
     assert result_of(tmp_path / "one") == result_of(tmp_path / "two")
