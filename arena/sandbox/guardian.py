@@ -4,8 +4,10 @@ The parent-death signal covers a bot's first process only, and only once armed: 
 left its parent, a bwrap sandbox that was still setting up (bwrap arms --die-with-parent in its child just
 before exec), or a bot frozen in a v1 cgroup (where even SIGKILL waits for a thaw) outlive an arena killed
 with SIGKILL. So each arena process starts one guardian, tells it over a pipe which bots are alive (their
-marker, UID and cgroups), and the guardian, when the pipe closes, thaws and kills whatever is left of them
-and removes their cgroups. An arena that exits cleanly has told it that no bot is left: it just exits.
+marker, UID, cgroups and private folder), and the guardian, when the pipe closes, thaws and kills whatever is
+left of them and removes their cgroups and folders (so that a laptop's /tmp does not fill up with the working
+files of the bots of arenas that were killed). An arena that exits cleanly has told it that no bot is left: it
+just exits.
 
 The guardian runs this file as a script (``python -I -S guardian.py``): standard library only, so it
 starts in milliseconds and imports nothing of the arena.
@@ -17,6 +19,7 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,13 +93,14 @@ def guardian_pid() -> int | None:
     return _link.guardian if _link._pid == os.getpid() else None
 
 
-def watch(marker: str, uid: int | None, thaw: tuple[Path, bytes] | None, cgroups: Sequence[Path]) -> None:
-    """Before a bot starts: should this process die, kill what carries marker or runs as uid."""
+def watch(marker: str, uid: int | None, thaw: tuple[Path, bytes] | None, cgroups: Sequence[Path], base: Path) -> None:
+    """Before a bot starts: should this process die, kill what carries marker or runs as uid, and remove base."""
     event: dict[str, object] = {
         "watch": marker,
         "uid": uid,
         "thaw": None if thaw is None else [os.fsdecode(thaw[0]), thaw[1].decode()],
         "cgroups": [os.fsdecode(path) for path in cgroups],
+        "base": os.fsdecode(base),
     }
     _link.send(event)
 
@@ -148,8 +152,21 @@ def _write(path: str, value: str) -> None:
         file.write(value)
 
 
+def _remove_tree(base: str) -> None:
+    """A bot's private folder, the directories the bot closed to its own user opened up first."""
+    todo = [base]
+    while todo:
+        directory = todo.pop()
+        with contextlib.suppress(OSError):
+            os.chmod(directory, 0o700, follow_symlinks=False)
+            with os.scandir(directory) as entries:
+                todo += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+    shutil.rmtree(base, ignore_errors=True)
+
+
 def sweep(watched: Sequence[dict[str, object]], marker_variable: str, seconds: float = SWEEP_S) -> None:
-    """Thaw, kill and wait until none of the watched bots' processes is left, then remove their cgroups."""
+    """Thaw, kill and wait until none of the watched bots' processes is left, then remove their cgroups and
+    their private folders."""
     entries = {f"{marker_variable}={event['watch']}".encode() for event in watched}
     uids = {int(event["uid"]) for event in watched if isinstance(event["uid"], int)}
     deadline = time.monotonic() + seconds
@@ -177,6 +194,9 @@ def sweep(watched: Sequence[dict[str, object]], marker_variable: str, seconds: f
             if not os.path.exists(path):
                 left_dirs.remove(path)
         time.sleep(POLL_S)
+    for event in watched:
+        if isinstance(base := event.get("base"), str):
+            _remove_tree(base)
 
 
 def main(argv: Sequence[str]) -> int:

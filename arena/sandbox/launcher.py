@@ -269,6 +269,7 @@ def start(
             uid=user.uid if user else None,
             thaw=clock.thawing if clock else None,
             cgroups=(*(clock.own_cgroups if clock else ()), *((cgroup.path,) if cgroup else ())),
+            base=base,
         )
         try:
             popen = spawner.run(spawn, on_late=_kill_late)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +19,15 @@ from arena.sandbox import SandboxLevel, guardian, procfs
 from tests.conftest import ROOT, find_processes
 from tests.sandbox.conftest import DEADLINE_S, LIMITED_LEVELS, poll_until, strict_or_skip
 
-# The bot: its child leaves the session and forks a grandchild, then exits; the grandchild's parent is gone.
+# The bot: it leaves a directory closed to its own user in its workdir; its child leaves the session and forks
+# a grandchild, then exits; the grandchild's parent is gone.
 BOT = """
 import os, sys, time
+os.makedirs("closed/inner")
+with open("closed/inner/file", "w") as file:
+    file.write("x" * 100_000)
+os.chmod("closed/inner", 0)
+os.chmod("closed", 0)
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
@@ -44,13 +51,14 @@ while find_processes(marker + "\\0grandchild") == []:
     time.sleep(0.01)
 if freeze:
     bot.clock.freeze()
-print(json.dumps({"cgroups": [str(path) for path in bot.clock.own_cgroups]}), flush=True)
+left = {"cgroups": [str(path) for path in bot.clock.own_cgroups], "base": str(bot.workdir.parent)}
+print(json.dumps(left), flush=True)
 time.sleep(600)
 """
 
 
-def kill_arena_with_a_bot(level: SandboxLevel, bot_dir: Path, marker: str, *, freeze: bool) -> list[str]:
-    """Run the arena until its bot's grandchild runs, SIGKILL it; the bot's own cgroups, by path."""
+def kill_arena_with_a_bot(level: SandboxLevel, bot_dir: Path, marker: str, *, freeze: bool) -> dict[str, Any]:
+    """Run the arena until its bot's grandchild runs, SIGKILL it; the bot's own cgroups and private folder."""
     if level is SandboxLevel.STRICT:
         strict_or_skip()
     (bot_dir / "bot.py").write_text(BOT)
@@ -66,7 +74,7 @@ def kill_arena_with_a_bot(level: SandboxLevel, bot_dir: Path, marker: str, *, fr
     finally:
         arena.send_signal(signal.SIGKILL)
         arena.wait(DEADLINE_S)
-    return json.loads(line)["cgroups"]
+    return json.loads(line)
 
 
 def reap_orphans() -> None:
@@ -80,19 +88,21 @@ def reap_orphans() -> None:
 
 
 @LIMITED_LEVELS
-def test_an_arena_killed_outright_leaves_no_process_of_its_bots(
+def test_an_arena_killed_outright_leaves_no_process_and_no_folder_of_its_bots(
     level: SandboxLevel, bot_dir: Path, marker: str
 ) -> None:
-    kill_arena_with_a_bot(level, bot_dir, marker, freeze=False)
+    left = kill_arena_with_a_bot(level, bot_dir, marker, freeze=False)
     poll_until(lambda: not find_processes(marker), what="every process of the killed arena's bot to end")
     reap_orphans()
+    base = Path(left["base"])
+    poll_until(lambda: not base.exists(), what=f"the bot's private folder {base} to be removed")
 
 
 @LIMITED_LEVELS
 def test_a_bot_frozen_off_its_turn_when_the_arena_is_killed_dies_and_leaves_no_cgroup(
     level: SandboxLevel, bot_dir: Path, marker: str
 ) -> None:
-    cgroups = kill_arena_with_a_bot(level, bot_dir, marker, freeze=True)
+    cgroups = kill_arena_with_a_bot(level, bot_dir, marker, freeze=True)["cgroups"]
     poll_until(lambda: not find_processes(marker), what="every process of the frozen bot to end")
     reap_orphans()
     poll_until(lambda: not any(map(os.path.exists, cgroups)), what=f"the bot's cgroups {cgroups} to be removed")
