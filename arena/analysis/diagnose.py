@@ -117,7 +117,7 @@ def diagnose(store: ResultStore, bots: Iterable[str] | None = None) -> list[BotD
                 continue
             diagnosis.decisions += stats_of.decisions
             for line, category in stats_of.mistakes:
-                step = MistakeStep(match.job.match_id, line, Category(category))
+                step = MistakeStep(match.job.match_id, line, _CATEGORIES[category])
                 diagnosis.mistakes[step.category] += 1
                 diagnosis.steps.append(step)
             diagnosis.cpu_ms += stats_of.reply_ms
@@ -126,6 +126,10 @@ def diagnose(store: ResultStore, bots: Iterable[str] | None = None) -> list[BotD
             if fault.bot in found:
                 found[fault.bot].faults.append(fault)
     return list(found.values())
+
+
+_CATEGORIES = {category.value: category for category in Category}
+"""A category by its name, faster than Category(name) for the thousands a tournament's random bots make."""
 
 
 def _from_replay(replay: Path | None) -> list[SeatStats | None]:

@@ -39,6 +39,8 @@ GUARD, PRIEST, BARON, PRINCE, CHANCELLOR, KING, PRINCESS = (
     Card.PRINCESS,
 )
 """An enum member looked up on its class costs more than a name: the judge reads these at every event."""
+_CAN_BE_MISTAKES = frozenset({GUARD, BARON, PRINCE, PRINCESS})
+"""The only cards whose play can be a mistake of any category: the others are judged no further."""
 
 
 class Category(StrEnum):
@@ -114,7 +116,7 @@ class Seat:
             return None
         hand = view.hand
         self._own = hand[1] if hand[0] is action.card and len(hand) > 1 else hand[0]
-        return self._mistake(view, action)
+        return self._mistake(view, action) if action.card in _CAN_BE_MISTAKES else None
 
     def _mistake(self, view: View, play: Play) -> Category | None:
         """A sure loss counts only where another legal play is none: the Princess beside a Baron on a known

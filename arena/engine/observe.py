@@ -134,6 +134,8 @@ class EventFeed:
         self._match = match
         self._shared: list[tuple[Event | None, tuple[int, ...]]] = []
         """Per record: its public event (None when it is no event) and the seats entitled to more."""
+        self._private: dict[tuple[int, int], Event] = {}
+        """(record index, seat): the event of a seat entitled to more, made once for all its observers."""
 
     def events(self, seat: int, start: int, end: int) -> list[Event]:
         log, shared = self._match.records, self._shared
@@ -144,8 +146,11 @@ class EventFeed:
         for index in range(start, end):
             event, entitled = shared[index]
             if seat in entitled:
-                record = log[index]
-                events.append(_PROJECTIONS[type(record)](record, seat))
+                private = self._private.get((index, seat))
+                if private is None:
+                    record = log[index]
+                    private = self._private[index, seat] = _PROJECTIONS[type(record)](record, seat)
+                events.append(private)
             elif event is not None:
                 events.append(event)
         return events

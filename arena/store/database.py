@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from arena.engine import FaultReason
 from arena.errors import OutputDiskFull, StoreError
 from arena.matches import FaultRow, MatchDone, MatchJob, SeatStats
@@ -318,9 +320,9 @@ class ResultStore:
             seats.extend([None] * (seat + 1 - len(seats)))
             seats[seat] = SeatStats(
                 decisions,
-                tuple((int(line), str(category)) for line, category in json.loads(mistakes)),
-                tuple(json.loads(reply_ms)),
-                tuple(json.loads(wall_ms)),
+                tuple((int(line), str(category)) for line, category in orjson.loads(mistakes)),
+                tuple(orjson.loads(reply_ms)),
+                tuple(orjson.loads(wall_ms)),
             )
         return found
 
@@ -349,15 +351,15 @@ class ResultStore:
             faults.setdefault(match_id, []).append(fault)
         for match_id, round_, seats, deal_key, seed, winners, ranking, tokens, duration, replay, finished, peak in rows:
             yield StoredMatch(
-                job=MatchJob(match_id, round_, tuple(json.loads(seats)), deal_key, seed),
-                winners=tuple(json.loads(winners)),
-                ranking=tuple(tuple(place) for place in json.loads(ranking)),
-                tokens=tuple(json.loads(tokens)),
+                job=MatchJob(match_id, round_, tuple(orjson.loads(seats)), deal_key, seed),
+                winners=tuple(orjson.loads(winners)),
+                ranking=tuple(tuple(place) for place in orjson.loads(ranking)),
+                tokens=tuple(orjson.loads(tokens)),
                 faults=tuple(faults.get(match_id, ())),
                 duration_s=duration,
                 replay=self.output / replay if replay else None,
                 finished_at=finished,
-                peak_memory=tuple(json.loads(peak)),
+                peak_memory=tuple(orjson.loads(peak)),
             )
 
     def outcomes_between(self, first: str, last: str) -> dict[str, MatchRecord]:
@@ -373,9 +375,9 @@ class ResultStore:
             match_id: MatchRecord(
                 match_id,
                 round_,
-                tuple(json.loads(seats)),
-                tuple(tuple(place) for place in json.loads(ranking)),
-                tuple(json.loads(winners)),
+                tuple(orjson.loads(seats)),
+                tuple(tuple(place) for place in orjson.loads(ranking)),
+                tuple(orjson.loads(winners)),
             )
             for match_id, round_, seats, winners, ranking in rows
         }
