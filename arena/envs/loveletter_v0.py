@@ -364,7 +364,6 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
         return encode_view(observer.view(), observer.take_events(), self.ruleset)
 
 
-
 def single_agent(**options: Any) -> SingleAgentEnv:
     """One learner against built-in bots: opponents=["heuristic", "random", ...], seed, ruleset, seat (default: a
     seat drawn for each match), reward ("match" or "round"), render_mode (None or "ansi")."""
