@@ -17,16 +17,14 @@ from arena.analysis.diagnose import diagnose
 from arena.errors import ReplayError
 from arena.replay import read_replay
 from arena.report.bot_page import BOTS, bot_page_name, render_bot_page
-from arena.report.compact import file_stem, replay_data, script
+from arena.report.compact import REPORT, file_stem, matches_folder, replay_data, script
 from arena.report.data import TournamentData, gather
 from arena.report.index_page import Progress, render_index
-from arena.report.replay_page import MATCHES, VIEWER, render_viewer
+from arena.report.replay_page import VIEWER, render_viewer
 from arena.report.sprt_section import sprt_section
 from arena.store import ResultStore
 from arena.store.disk import write_atomically, writing
 from arena.store.logs import logs_by_match
-
-REPORT = "report"
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +36,6 @@ class Report:
     """Matches the viewer can open."""
     problems: list[str] = field(default_factory=list)
     """Replays that could not be read: those matches cannot be opened in the viewer."""
-
-
-def matches_folder(output: Path) -> Path:
-    """Where the workers write each match's viewer data as they finish it."""
-    return output / REPORT / MATCHES
 
 
 def write_report(output: Path) -> Report:

@@ -48,6 +48,17 @@ GLOBAL = "ARENA_REPLAYS"
 """The data files add their match to this global, keyed by file name: `window.ARENA_REPLAYS[name] = {...}`."""
 
 
+REPORT = "report"
+"""The report's folder in a tournament's output."""
+MATCHES = "matches"
+"""The folder of the matches' viewer data in the report."""
+
+
+def matches_folder(output: Path) -> Path:
+    """Where the workers write each match's viewer data as they finish it."""
+    return output / REPORT / MATCHES
+
+
 def display_names(players: Sequence[str]) -> list[str]:
     """As the Narrator names seats: the configured name, with @seat only when two seats share it."""
     unique = len(set(players)) == len(players)

@@ -15,8 +15,6 @@ from arena.report.page import asset, document
 from arena.store.logs import LOGS
 
 VIEWER = "viewer.html"
-MATCHES = "matches"
-"""The folder of the per-match data files, beside the viewer page."""
 
 
 def viewer_href(

@@ -105,9 +105,9 @@ def test_the_same_seed_gives_the_same_test_at_any_concurrency(tmp_path: Path) ->
 
 
 def test_a_test_killed_outright_resumes_to_the_same_decision_and_counts(tmp_path: Path) -> None:
-    whole = sprt_file(tmp_path, "whole", "random", "random", section={"elo1": 40, "max_pairs": 400})
+    whole = sprt_file(tmp_path, "whole", "random", "random", section={"elo1": 40, "max_pairs": 200})
     run(whole)
-    path = sprt_file(tmp_path, "killed", "random", "random", section={"elo1": 40, "max_pairs": 400})
+    path = sprt_file(tmp_path, "killed", "random", "random", section={"elo1": 40, "max_pairs": 200})
     output = tmp_path / "killed"
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--quiet"], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
