@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from arena.envs import action_space, decode, encode, encode_view, observation_si
 from arena.protocol import act_message, parse_action
 from arena.replay import read_replay
 from arena.replay.verify import Resimulation
+from tests.conftest import ROOT
 from tests.test_author_loop import _results, run_arena, tournament
 
 DIGEST_BOT = """
@@ -154,3 +157,21 @@ def test_decoding_an_answer_that_is_not_legal_says_so() -> None:
     legal = int(np.flatnonzero(mask)[0])
     reply = decode(legal, message)
     assert reply["type"] == "action" and parse_action(message["legal"][reply["index"]]) in view.legal
+
+
+def test_a_policy_bot_needs_numpy_alone_and_the_environments_name_the_extra_they_need() -> None:
+    script = """
+import sys
+sys.modules["pettingzoo"] = sys.modules["gymnasium"] = None  # as where they are not installed
+from arena.envs import decode, encode
+print("encoding loaded")
+try:
+    from arena.envs import loveletter_v0
+except ModuleNotFoundError as error:
+    print(error)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "encoding loaded"
+    assert lines[1].endswith('the environments need pip install "loveletter-arena[rl]"'), lines
