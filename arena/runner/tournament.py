@@ -24,7 +24,7 @@ from arena.report.gradebook import write_gauntlet_csv
 from arena.runner.executor import Executor, executor_for
 from arena.runner.schedule import schedule_of
 from arena.store import ResultStore
-from arena.store.disk import writing
+from arena.store.disk import remove_partials, writing
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +101,7 @@ def run_tournament(
         **({"sprt": json.dumps(dataclasses.asdict(config.sprt))} if config.sprt is not None else {}),
     }
     store = ResultStore.create_or_resume(config.output, config_hash(config), meta, restart)
+    remove_partials(config.output)  # left by an arena killed mid-write
     pool: Executor | None = None
     bar = tqdm(
         total=None,
@@ -171,6 +172,7 @@ def run_tournament(
         bar.close()
         if pool is not None:
             pool.terminate()
+            remove_partials(config.output)
         store.close()
     return RunSummary(
         config.output,

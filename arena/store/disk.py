@@ -55,6 +55,13 @@ def writing(path: Path) -> Iterator[None]:
         raise
 
 
+def remove_partials(folder: Path) -> None:
+    """A writer killed between its write and its rename (a worker stopped with the run) leaves a partial file."""
+    for partial in folder.rglob("*.partial"):
+        if partial.is_file():
+            partial.unlink(missing_ok=True)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write to a partial file, then rename: a reader never meets half a file, a full disk leaves none."""
     partial = path.with_name(path.name + ".partial")
