@@ -38,9 +38,11 @@ import numpy as np
 from arena.engine import (
     Action,
     Card,
+    DecisionKind,
     Event,
     Keep,
     Play,
+    PlayerView,
     PlayEvent,
     Ruleset,
     View,
@@ -157,22 +159,46 @@ def _card_index(ruleset: str) -> dict[Card, int]:
     return {card: index for index, card in enumerate(get_ruleset(ruleset).cards)}
 
 
+class ViewEncoder:
+    """encode_view for the seats of one match after another, cheaper at every turn: a seat's public fields are
+    encoded again only when the engine hands out a new PlayerView for it (it keeps one while nothing of the seat
+    changes)."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self._index = _card_index(ruleset.name)
+        self._space = action_space(ruleset.name)
+        self._blocks: list[tuple[PlayerView, bytes] | None] = [None] * ruleset.max_players
+
+    def encode(self, view: View, events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
+        """(observation, mask) of a seat's view and the events it was told since its previous turn."""
+        blocks, known, index = [], self._blocks, self._index
+        for seat, player in enumerate(view.players):
+            made = known[seat]
+            if made is None or made[0] is not player:
+                block = _seat_block(
+                    player.tokens, player.in_round, player.protected, player.disqualified, player.discards, index
+                )
+                made = known[seat] = (player, block)
+            blocks.append(made[1])
+        decision = view.decision
+        observation = _observation(
+            self.ruleset,
+            view.seat,
+            view.hand,
+            decision is DecisionKind.PLAY,
+            decision is DecisionKind.CHANCELLOR,
+            view.deck,
+            view.removed_face_up,
+            blocks,
+            _seen(view.seat, ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent)),
+        )
+        return observation, self._space.legal_mask(view.legal, view.seat, len(blocks))
+
+
 def encode_view(view: View, events: Sequence[Event], ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     """(observation, mask) of a seat's view and the events it was told since its previous turn."""
-    players = view.players
-    seen = _seen(view.seat, ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent))
-    observation = _observation(
-        ruleset,
-        view.seat,
-        view.hand,
-        view.decision is not None and view.decision.value == "play",
-        view.decision is not None and view.decision.value == "chancellor",
-        view.deck,
-        view.removed_face_up,
-        [(p.tokens, p.in_round, p.protected, p.disqualified, p.discards) for p in players],
-        seen,
-    )
-    return observation, action_space(ruleset.name).legal_mask(view.legal, view.seat, len(players))
+    return ViewEncoder(ruleset).encode(view, events)
 
 
 def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarray, np.ndarray]:
@@ -203,12 +229,13 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
         int(message["deck"]),
         [label(card) for card in message["removed_face_up"]],
         [
-            (
+            _seat_block(
                 p["tokens"],
                 p["in_round"],
                 p["protected"],
                 p.get("disqualified", False),
                 [label(c) for c in p["discards"]],
+                _card_index(rules.name),
             )
             for p in players
         ],
@@ -241,6 +268,22 @@ def _seen(seat: int, plays: Any) -> dict[int, Card]:
     return found
 
 
+def _seat_block(
+    tokens: int, in_round: bool, protected: bool, out: bool, discards: Iterable[Card], index: Mapping[Card, int]
+) -> bytes:
+    """A seat's public fields: seated, tokens, in round, protected, out, discards by type."""
+    values = bytearray((1, tokens, in_round, protected, out)) + bytes(len(index))
+    for card in discards:
+        values[SEAT_FIELDS + index[card]] += 1
+    return bytes(values)
+
+
+@cache
+def _one_hot(cards: int) -> tuple[bytes, ...]:
+    """Per card index, the `seen` fields of a seat shown that card; the last entry: shown nothing."""
+    return (*(bytes(i == j for j in range(cards)) for i in range(cards)), bytes(cards))
+
+
 def _observation(
     ruleset: Ruleset,
     seat: int,
@@ -249,32 +292,28 @@ def _observation(
     keep: bool,
     deck: int,
     face_up: Sequence[Card],
-    players: Sequence[tuple[int, bool, bool, bool, Sequence[Card]]],
+    blocks: Sequence[bytes],
     seen: Mapping[int, Card],
 ) -> np.ndarray:
-    index = _card_index(ruleset.name)
-    cards = len(index)
-    count = len(players)
     # Every field is a count below 256: filled as bytes and converted once, it costs a fraction of numpy's
     # item-by-item assignment.
-    values = bytearray(observation_size(ruleset.name))
+    index = _card_index(ruleset.name)
+    cards = len(index)
+    head = bytearray(2 * cards + 3)
     for card in hand:
-        values[index[card]] += 1
-    values[cards] = play
-    values[cards + 1] = keep
-    values[cards + 2] = deck
+        head[index[card]] += 1
+    head[cards] = play
+    head[cards + 1] = keep
+    head[cards + 2] = deck
     for card in face_up:
-        values[cards + 3 + index[card]] += 1
-    block = SEAT_FIELDS + 2 * cards
-    start = 2 * cards + 3
+        head[cards + 3 + index[card]] += 1
+    one_hot = _one_hot(cards)
+    parts: list[bytes | bytearray] = [head]
+    count = len(blocks)
     for relative in range(count):
         absolute = (seat + relative) % count
-        tokens, in_round, protected, out, discards = players[absolute]
-        values[start : start + SEAT_FIELDS] = (1, tokens, in_round, protected, out)
-        for card in discards:
-            values[start + SEAT_FIELDS + index[card]] += 1
+        parts.append(blocks[absolute])
         shown = seen.get(absolute)
-        if shown is not None:
-            values[start + SEAT_FIELDS + cards + index[shown]] = 1
-        start += block
-    return np.frombuffer(values, dtype=np.uint8).astype(np.float32)
+        parts.append(one_hot[-1] if shown is None else one_hot[index[shown]])
+    parts.append(bytes((ruleset.max_players - count) * (SEAT_FIELDS + 2 * cards)))
+    return np.frombuffer(b"".join(parts), dtype=np.uint8).astype(np.float32)

@@ -27,20 +27,25 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from arena.engine import (
+    Card,
     EventFeed,
     FaultReason,
     Match,
     Observer,
     Phase,
+    Played,
     RoundEnded,
     get_ruleset,
+    project,
 )
-from arena.envs.encoding import action_space, encode_view, observation_high, observation_size
+from arena.envs.encoding import ViewEncoder, action_space, observation_high, observation_size
 from arena.players import MatchInfo, Player
 from arena.plugins import load_registry
 from arena.replay import write_replay
 
 REWARDS = ("match", "round")
+SHOWING = (Card.PRIEST, Card.BARON)
+"""The cards whose play shows a seat another's card: all an observation takes from the events."""
 
 
 def env(**options: Any) -> AECEnv:
@@ -130,6 +135,7 @@ class raw_env(OneMatch, AECEnv):
         self.action_spaces = {agent: spaces.Discrete(self._space.size) for agent in self.possible_agents}
         self._seeds = random.Random(seed)
         self._next_seed = seed
+        self._encoder = ViewEncoder(self.ruleset)
         self.match: Match | None = None
         self.match_id = ""
 
@@ -147,7 +153,6 @@ class raw_env(OneMatch, AECEnv):
         self._next_seed = None
         self.match = Match(self.ruleset, list(self.possible_agents), match_seed)
         self.match_id = f"env-{match_seed}"
-        self._feed = EventFeed(self.match)
         self._told = [0] * self.players
         """Per seat, the log's length at its last turn: its observation holds the events since."""
         self._rounds_seen = 0
@@ -162,8 +167,14 @@ class raw_env(OneMatch, AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.match is not None
         seat = self._seat[agent]
-        events = self._feed.events(seat, self._told[seat], len(self.match.records))
-        observation, mask = encode_view(self.match.view(seat), events, self.ruleset)
+        # Of the events since the seat's last turn, the observation reads only what it was privately shown: the
+        # plays of a Priest or a Baron, projected for this seat alone.
+        events = [
+            event
+            for record in self.match.records[self._told[seat] :]
+            if type(record) is Played and record.card in SHOWING and (event := project(record, seat)) is not None
+        ]
+        observation, mask = self._encoder.encode(self.match.view(seat), events)
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -275,6 +286,7 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
             low=0, high=observation_high(self.ruleset), shape=(observation_size(self.ruleset.name),), dtype=np.float32
         )
         self.action_space = spaces.Discrete(self._space.size)
+        self._encoder = ViewEncoder(self.ruleset)
         self._first_seed = seed
         self.match: Match | None = None
         self.seat = 0
@@ -361,7 +373,7 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
         assert self.match is not None
         observer = self._observers[self.seat]
-        return encode_view(observer.view(), observer.take_events(), self.ruleset)
+        return self._encoder.encode(observer.view(), observer.take_events())
 
 
 def single_agent(**options: Any) -> SingleAgentEnv:
