@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[Any]:
+    """Two worker processes of one thread each, shared by the tests of a test process (starting one takes
+    seconds); a worker a test kills is restarted by its nanny. Stopped with everything it started."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    ) as local:
+        yield local
 
 
 @pytest.fixture

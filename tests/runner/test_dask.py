@@ -21,16 +21,6 @@ from arena.runner.tournament import run_tournament
 from tests.runner.test_tournament import MakeFile, results
 
 
-@pytest.fixture
-def cluster() -> Iterator[Any]:
-    """Two worker processes of one thread each, stopped with everything they started."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-    ) as local:
-        yield local
-
-
 def on(config: TournamentConfig, address: str, output: str) -> TournamentConfig:
     return replace(
         config,
@@ -40,13 +30,13 @@ def on(config: TournamentConfig, address: str, output: str) -> TournamentConfig:
 
 
 def test_a_tournament_on_a_cluster_gives_exactly_the_local_results(
-    tournament_file: MakeFile, cluster: Any, capsys: pytest.CaptureFixture[str]
+    tournament_file: MakeFile, dask_cluster: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tournament_file(programs=1, extra="repeats: 2\n")
     local = load_config(path)
     run_tournament(local, progress=False)
     cluster_output = tournament_file(programs=1, extra="repeats: 2\n", output="on-dask")
-    assert main(["run", str(cluster_output), "--dask", cluster.scheduler_address, "--quiet"]) == 0
+    assert main(["run", str(cluster_output), "--dask", dask_cluster.scheduler_address, "--quiet"]) == 0
     assert "12 matches (12 played now)" in capsys.readouterr().out
     assert results(load_config(cluster_output).output) == results(local.output)
     # the workers have no output folder: each match's stderr comes back with its result, and is kept the same
@@ -58,7 +48,7 @@ def logs(output: Path) -> dict[str, str]:
 
 
 def test_a_bot_directory_with_links_plays_on_a_cluster_as_it_does_locally(
-    tournament_file: MakeFile, cluster: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tournament_file: MakeFile, dask_cluster: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     student = tmp_path / "student"
     (student / "venv" / "bin").mkdir(parents=True)
@@ -69,7 +59,7 @@ def test_a_bot_directory_with_links_plays_on_a_cluster_as_it_does_locally(
     path = tournament_file(programs=1)
     local = load_config(path)
     run_tournament(local, progress=False)
-    config = on(local, cluster.scheduler_address, "with-links")
+    config = on(local, dask_cluster.scheduler_address, "with-links")
     summary = run_tournament(config, progress=False)
     assert summary.played == summary.matches == 6
     assert summary.faults == 0
@@ -111,15 +101,17 @@ class KillAWorker:
         return pid
 
 
-def test_a_worker_killed_mid_tournament_changes_nothing_in_the_results(tournament_file: MakeFile, cluster: Any) -> None:
-    path = tournament_file(programs=1, extra="repeats: 4\n")  # 24 matches
+def test_a_worker_killed_mid_tournament_changes_nothing_in_the_results(
+    tournament_file: MakeFile, dask_cluster: Any
+) -> None:
+    path = tournament_file(programs=1, extra="repeats: 2\n")  # 12 matches
     local = load_config(path)
     run_tournament(local, progress=False)
-    config = on(local, cluster.scheduler_address, "killed")
+    config = on(local, dask_cluster.scheduler_address, "killed")
     killer = KillAWorker()
     summary = run_tournament(config, progress=False, executor=killer)
     assert killer.killed is not None
-    assert summary.played == summary.matches == 24
+    assert summary.played == summary.matches == 12
     assert results(config.output) == results(local.output)
 
 

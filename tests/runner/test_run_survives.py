@@ -232,27 +232,24 @@ def test_a_worker_that_dies_in_a_match_fails_that_match_alone_and_a_new_worker_p
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
-def test_both_executors_hand_back_a_failed_match_and_play_the_others(tmp_path: Path, executor: str) -> None:
+def test_both_executors_hand_back_a_failed_match_and_play_the_others(
+    tmp_path: Path, executor: str, request: pytest.FixtureRequest
+) -> None:
     config = load_config(write(tmp_path, "- {name: heuristic-1, builtin: heuristic}\n"))
     broken = MatchJob("rr-9999", 1, ("random-0", "nobody"), "rr-9999", 1)  # a seat no configuration has
     good = MatchJob("rr-0001", 1, ("random-0", "heuristic-1"), "rr-0001", 2)
     if executor == "local":
         pool = LocalExecutor(config, 1)
     else:
-        distributed = pytest.importorskip("distributed")
         from arena.runner.dask_executor import DaskExecutor
 
-        cluster = distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        )
+        cluster = request.getfixturevalue("dask_cluster")
         config = json_replace_address(config, cluster.scheduler_address)
         pool = DaskExecutor(config, 1)
     try:
         outcomes = {outcome.job.match_id: outcome for outcome in pool.run([broken, good])}
     finally:
         pool.close()
-        if executor == "dask":
-            cluster.close()
     assert isinstance(outcomes["rr-0001"], MatchDone)
     failure = outcomes["rr-9999"]
     assert isinstance(failure, MatchFailed)
