@@ -55,11 +55,11 @@ def recorded_replays(output: Path) -> dict[str, bytes]:
 
 
 def test_a_batch_killed_outright_keeps_its_committed_batches_and_resumes_to_the_same_bytes(tmp_path: Path) -> None:
-    whole = load_config(batch_file(tmp_path, "whole", repeats=12))
-    assert run_tournament(whole, progress=False).played == 180
+    whole = load_config(batch_file(tmp_path, "whole", repeats=6))
+    assert run_tournament(whole, progress=False).played == 90
     expected_results, expected_replays = results(whole.output), replays(whole.output)
 
-    path = batch_file(tmp_path, "killed", repeats=12)
+    path = batch_file(tmp_path, "killed", repeats=6)
     config = load_config(path)
     arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--quiet"], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
@@ -72,11 +72,11 @@ def test_a_batch_killed_outright_keeps_its_committed_batches_and_resumes_to_the_
     arena.stderr.close()
 
     kept = results(config.output)
-    assert 0 < len(kept) < 180
+    assert 0 < len(kept) < 90
     assert all(row in expected_results for row in kept)  # whole matches, as the uninterrupted run decided them
     assert {name: expected_replays[name] for name in recorded_replays(config.output)} == recorded_replays(config.output)
     summary = run_tournament(config, progress=False)
-    assert (summary.kept, summary.kept + summary.played) == (len(kept), 180)
+    assert (summary.kept, summary.kept + summary.played) == (len(kept), 90)
     assert results(config.output) == expected_results
     assert replays(config.output) == expected_replays
 
