@@ -3,8 +3,9 @@
 Both play 4-player 2019 matches on one core with random legal answers. The engine side is the tournament's
 in-process path (`play_match` with `RandomPlayer`s); the environment side is the usual PettingZoo loop: `last()`
 (the observation vector and the mask encoded from the seat's view and events), a random answer among the
-mask's legal ones, `step()`. One env step is one decision. The two alternate in short runs, so that the machine's
-noise falls on both alike; the ratio is of the medians. Goal: the environment at 50% of the engine or more.
+mask's legal ones, `step()`. One env step is one decision. The two alternate in short runs, so that the
+machine's noise falls on both alike; the ratio is the median of the runs' pairwise ratios. Goal: the
+environment at 50% of the engine or more.
 
 usage: python benchmarks/envs.py [--repeats N] [--seconds S] [--players P] [--json]
 """
@@ -16,8 +17,6 @@ import json
 import random
 import statistics
 import time
-
-import numpy as np
 
 from arena.engine import RULESETS, Decided, Match
 from arena.envs import loveletter_v0
@@ -52,8 +51,8 @@ def env_rate(players: int, seconds: float, seed: int) -> float:
             if termination or truncation:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(observation["action_mask"])
-            env.step(int(legal[draw.randrange(len(legal))]))
+            legal = observation["action_mask"].nonzero()[0].tolist()  # a fifth of np.flatnonzero's time
+            env.step(legal[draw.randrange(len(legal))])
             steps += 1
     return steps / (time.perf_counter() - start)
 
@@ -74,7 +73,7 @@ def main() -> None:
         "players": options.players,
         "engine_decisions_per_s": round(statistics.median(engine)),
         "env_steps_per_s": round(statistics.median(environment)),
-        "ratio": round(statistics.median(environment) / statistics.median(engine), 3),
+        "ratio": round(statistics.median(env / eng for env, eng in zip(environment, engine, strict=True)), 3),
         "engine_runs": [round(rate) for rate in engine],
         "env_runs": [round(rate) for rate in environment],
     }

@@ -15,7 +15,7 @@ An answer that is not legal is what it is in a tournament: the seat's fault, and
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -156,6 +156,7 @@ class raw_env(OneMatch, AECEnv):
         self._told = [0] * self.players
         """Per seat, the log's length at its last turn: its observation holds the events since."""
         self._rounds_seen = 0
+        self._rewarded = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -186,43 +187,55 @@ class raw_env(OneMatch, AECEnv):
         assert match is not None and match.decision is not None
         seat = match.decision.seat
         self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
-        self._clear_rewards()
+        if self._rewarded:
+            self._clear_rewards()
         chosen = None if action is None else self._space.action_at(int(action), seat, self.players)
         self._told[seat] = len(match.records)
         if chosen is not None and match.decision.accepts(chosen):
             match.apply(chosen)
+            self._rewarded = self._advance()
         else:  # as in a tournament: the seat is out of the match, and has lost it
             match.disqualify(seat, FaultReason.ILLEGAL, f"action {action} is not among the legal answers")
             self.infos[agent] = {"illegal": True}
             self.rewards[agent] = -1.0
             self.terminations[agent] = True
-        self._advance()
-        self._accumulate_rewards()
-        self._deads_step_first()
+            self._advance()
+            self._rewarded = True
+        # Most steps end no round and no match: no reward to add, no agent to retire.
+        if self._rewarded:
+            self._accumulate_rewards()
+            self._deads_step_first()
 
-    def _advance(self) -> None:
-        """Deal until a decision is due or the match is over; the rewards of the rounds and match that ended."""
+    def _advance(self) -> bool:
+        """Deal until a decision is due or the match is over; give the rewards of the rounds and match that
+        ended. True when it gave a reward or ended the match."""
         match = self.match
         assert match is not None
         while match.phase is Phase.DEAL:
             match.deal_round()
-        ended = [record for record in match.records[self._rounds_seen :] if isinstance(record, RoundEnded)]
-        self._rounds_seen = len(match.records)
-        playing = [(self._seat[agent], agent) for agent in self.agents if not self.terminations[agent]]
+        given = False
         if self.reward == "round":
-            for record in ended:
-                for seat, agent in playing:
-                    self.rewards[agent] += 1.0 if seat in record.winners else -1.0
+            for record in match.records[self._rounds_seen :]:
+                if isinstance(record, RoundEnded):
+                    self._award(record.winners)
+                    given = True
+            self._rounds_seen = len(match.records)
         if match.phase is Phase.OVER:
             result = match.result
             assert result is not None
             if self.reward == "match":
-                for seat, agent in playing:
-                    self.rewards[agent] += 1.0 if seat in result.winners else -1.0
+                self._award(result.winners)
             self.terminations = dict.fromkeys(self.agents, True)
-            return
+            return True
         assert match.decision is not None
         self.agent_selection = self.possible_agents[match.decision.seat]
+        return given
+
+    def _award(self, winners: Collection[int]) -> None:
+        """+1 to each winner still playing, -1 to the others."""
+        for agent in self.agents:
+            if not self.terminations[agent]:
+                self.rewards[agent] += 1.0 if self._seat[agent] in winners else -1.0
 
     def close(self) -> None:
         pass
