@@ -75,7 +75,7 @@ def main() -> None:
         summary = run_tournament(local, progress=False)
         local_s = time.perf_counter() - started
         with LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         ) as cluster:
             dask = replace(
                 config,

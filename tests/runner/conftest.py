@@ -15,10 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def dask_cluster() -> Iterator[Any]:
     """Two worker processes of one thread each, shared by the tests of a test process (starting one takes
-    seconds); a worker a test kills is restarted by its nanny. Stopped with everything it started."""
+    seconds); a worker a test kills is restarted by its nanny. Its dashboard takes a free port, not 8787: two
+    test runs side by side each have their own. Stopped with everything it started."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
     ) as local:
         yield local
 
