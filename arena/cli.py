@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING
 from arena import __version__
 from arena.engine import RULESETS, Match, get_ruleset
 from arena.errors import ArenaError, ReplayMismatch, UsageError
-from arena.players import RandomPlayer
 from arena.players.values import Timing, Transport
 from arena.replay import Narrator, Resimulation, read_replay, write_replay
-from arena.runner import play_match
 from arena.sandbox.spec import Limits, MemoryMechanism
 
 if TYPE_CHECKING:
@@ -26,6 +24,9 @@ if TYPE_CHECKING:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from arena.players import RandomPlayer
+    from arena.runner import play_match
+
     ruleset = get_ruleset(args.ruleset)
     if not ruleset.min_players <= args.players <= ruleset.max_players:
         raise UsageError(

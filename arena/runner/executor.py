@@ -12,13 +12,15 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import SpawnContext
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from arena.config import ExecutorType, TournamentConfig
 from arena.errors import WorkerFailed
 from arena.matches import MatchFailed, MatchJob, MatchOutcome
-from arena.runner.worker import MatchWorker, settle_heap
 from arena.sandbox import kill_all, linux
+
+if TYPE_CHECKING:
+    from arena.runner.worker import MatchWorker
 
 STOP_GRACE_S = 5.0
 """At a normal end, how long workers get to shut their bots down."""
@@ -187,6 +189,8 @@ def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) ->
     parent = multiprocessing.parent_process()
     if parent is not None and os.getppid() != parent.pid:
         return  # the arena died before the line above took effect
+    from arena.runner.worker import MatchWorker, settle_heap  # in the worker process alone: bot hosts, ZeroMQ
+
     worker: MatchWorker | None = None
     try:
         if cpu is not None:
