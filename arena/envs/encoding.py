@@ -220,6 +220,7 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
                 )
             )
     players = message["players"]
+    index = _card_index(rules.name)
     observation = _observation(
         rules,
         seat,
@@ -235,7 +236,7 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
                 p["protected"],
                 p.get("disqualified", False),
                 [label(c) for c in p["discards"]],
-                _card_index(rules.name),
+                index,
             )
             for p in players
         ],
@@ -253,6 +254,10 @@ def decode(index: int, message: Mapping[str, Any], ruleset: str = "2019") -> dic
         if parse_action(answer) == action:
             return {"type": "action", "index": position}
     raise ValueError(f"action {index} ({action}) is not among the legal answers")
+
+
+SHOWING = (Card.PRIEST, Card.BARON)
+"""The cards whose play shows a seat another's card: the only plays an observation reads (_seen)."""
 
 
 def _seen(seat: int, plays: Any) -> dict[int, Card]:

@@ -27,7 +27,6 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from arena.engine import (
-    Card,
     EventFeed,
     FaultReason,
     Match,
@@ -38,14 +37,12 @@ from arena.engine import (
     get_ruleset,
     project,
 )
-from arena.envs.encoding import ViewEncoder, action_space, observation_high, observation_size
+from arena.envs.encoding import SHOWING, ViewEncoder, action_space, observation_high, observation_size
 from arena.players import MatchInfo, Player
 from arena.plugins import load_registry
 from arena.replay import write_replay
 
 REWARDS = ("match", "round")
-SHOWING = (Card.PRIEST, Card.BARON)
-"""The cards whose play shows a seat another's card: all an observation takes from the events."""
 
 
 def env(**options: Any) -> AECEnv:
@@ -191,16 +188,15 @@ class raw_env(OneMatch, AECEnv):
             self._clear_rewards()
         chosen = None if action is None else self._space.action_at(int(action), seat, self.players)
         self._told[seat] = len(match.records)
-        if chosen is not None and match.decision.accepts(chosen):
+        illegal = chosen is None or not match.decision.accepts(chosen)
+        if chosen is not None and not illegal:
             match.apply(chosen)
-            self._rewarded = self._advance()
         else:  # as in a tournament: the seat is out of the match, and has lost it
             match.disqualify(seat, FaultReason.ILLEGAL, f"action {action} is not among the legal answers")
             self.infos[agent] = {"illegal": True}
             self.rewards[agent] = -1.0
             self.terminations[agent] = True
-            self._advance()
-            self._rewarded = True
+        self._rewarded = self._advance() or illegal
         # Most steps end no round and no match: no reward to add, no agent to retire.
         if self._rewarded:
             self._accumulate_rewards()
