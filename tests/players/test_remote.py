@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 from pathlib import Path
@@ -175,7 +176,10 @@ def test_ten_thousand_processes_are_not_started(make_bot, host_for, tmp_path: Pa
     assert outcome.faults == ()
     tail = bomb._process.stderr_tail()  # type: ignore[union-attr]
     started = int(tail.split("started ")[1].split()[0])
-    assert 0 < started < 32, f"the process limit let {started} processes start"
+    # With a UID of its own (a root arena) the count is the bot's alone. Without one it shares the user's count,
+    # and a process of the user that ends while it forks (another test's bot) leaves it its slot: a few more.
+    bound = 32 if os.geteuid() == 0 else 48
+    assert 0 < started < bound, f"the process limit let {started} processes start"
     bomb.kill()
 
 
