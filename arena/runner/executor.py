@@ -189,10 +189,10 @@ def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) ->
     parent = multiprocessing.parent_process()
     if parent is not None and os.getppid() != parent.pid:
         return  # the arena died before the line above took effect
-    from arena.runner.worker import MatchWorker, settle_heap  # in the worker process alone: bot hosts, ZeroMQ
-
     worker: MatchWorker | None = None
     try:
+        from arena.runner.worker import MatchWorker, settle_heap  # in the worker process alone: bot hosts, ZeroMQ
+
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
         worker = MatchWorker(config, cpu, output=config.output)

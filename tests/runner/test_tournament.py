@@ -224,6 +224,32 @@ def test_a_gauntlet_writes_a_gradebook_csv_of_its_candidates(tournament_file: Ma
     assert [row.split(",")[1] for row in rows[1:]] == ["student-0"]
 
 
+# A match worker told to stop (SIGTERM) at the worst moment: while it still imports the bot hosts and ZeroMQ.
+STOPPED_WHILE_IMPORTING = """
+import importlib.abc, multiprocessing, os, signal, sys
+from arena.config import load_config
+from arena.runner.executor import _serve
+
+class StopOnImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "arena.runner.worker":
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+sys.meta_path.insert(0, StopOnImport())
+_serve(load_config(sys.argv[1]), multiprocessing.Pipe()[1], None)
+print("stopped")
+"""
+
+
+def test_a_worker_stopped_while_it_starts_stops_quietly(tournament_file: MakeFile) -> None:
+    """A full disk or Ctrl-C stops the workers at once, the ones still starting too: no traceback of theirs."""
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_WHILE_IMPORTING, str(tournament_file())], capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "stopped\n", "")
+
+
 def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(
     tournament_file: MakeFile, marker: str, tmp_path: Path
 ) -> None:
