@@ -121,7 +121,9 @@ def test_a_report_of_a_tournament_resumed_after_an_interruption_is_complete(brow
         pass
     else:
         raise AssertionError("the run was not interrupted")
-    assert len(list((config.output / "replays").glob("*.jsonl"))) == 3
+    # Three matches recorded (the rerun keeps them); a worker may have ended a fourth, its replay written before the
+    # arena records it, and the rerun plays that one again.
+    assert len(list((config.output / "replays").glob("*.jsonl"))) >= 3
     summary = run_tournament(config, progress=False)
     assert (summary.kept, summary.played) == (3, 5)
     report = write_report(config.output)
