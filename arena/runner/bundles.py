@@ -131,15 +131,33 @@ def unpack(blob: bytes, target: Path) -> None:
                 links.append((path, member.linkname))
             else:
                 raise BundleError(f"a bot blob holds {member.name}, which is not a file, directory or link")
-    for path, linkname in sorted(links, key=lambda link: len(link[0].parts)):
-        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        try:
-            os.symlink(linkname, path)
-        except FileExistsError:
-            raise BundleError(f"a bot blob names {path.relative_to(target)} twice") from None
-        if not Path(os.path.realpath(path)).is_relative_to(real_root):
+    # A link is judged once all exist: one that stays inside when made may lead out through a link made after it.
+    made: list[Path] = []
+    try:
+        for path, linkname in sorted(links, key=lambda link: len(link[0].parts)):
+            _make_parents(target, path)
+            try:
+                os.symlink(linkname, path)
+            except FileExistsError:
+                raise BundleError(f"a bot blob names {path.relative_to(target)} twice") from None
+            made.append(path)
+        for path in made:
+            if not Path(os.path.realpath(path)).is_relative_to(real_root):
+                raise BundleError(f"a bot blob's link {path.relative_to(target)} leads out of the bot's directory")
+    except BundleError:
+        for path in made:
             path.unlink()
-            raise BundleError(f"a bot blob's link {path.relative_to(target)} leads out of the bot's directory")
+        raise
+
+
+def _make_parents(target: Path, path: Path) -> None:
+    """The directories above `path`, made through no link: a link made before may lead anywhere."""
+    current = target
+    for part in path.relative_to(target).parts[:-1]:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            raise BundleError(f"a bot blob's link {path.relative_to(target)} lies beyond {current.relative_to(target)}")
+        current.mkdir(mode=0o755, exist_ok=True)
 
 
 def _leads_out(member: str, target: str) -> bool:

@@ -122,6 +122,18 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, linkname: str = "", mode: i
         ([(member("out", tarfile.SYMTYPE, "../.."), None)], "leads out"),
         ([(member("d", tarfile.SYMTYPE, "x/../.."), None), (member("x", tarfile.DIRTYPE), None)], "leads out"),
         ([(member("etc", tarfile.SYMTYPE, "real"), None), (member("etc/passwd"), b"x")], "twice"),
+        (  # inside when made, out once the link it goes through exists
+            [
+                (member("d", tarfile.DIRTYPE), None),
+                (member("d/inner", tarfile.SYMTYPE, "."), None),
+                (member("top", tarfile.SYMTYPE, "d/inner/../.."), None),
+            ],
+            "top leads out",
+        ),
+        (
+            [(member("up", tarfile.SYMTYPE, ".."), None), (member("up/x/y", tarfile.SYMTYPE, "z"), None)],
+            "lies beyond up",
+        ),
         ([(member("hard", tarfile.LNKTYPE, "x"), None)], "not a file, directory or link"),
         ([(member("null", tarfile.CHRTYPE), None)], "not a file, directory or link"),
         ([(member("fifo", tarfile.FIFOTYPE), None)], "not a file, directory or link"),
@@ -137,6 +149,7 @@ def test_a_hostile_blob_is_refused_and_writes_nothing_outside(
     with pytest.raises(BundleError, match=problem):
         unpack(blob_of(*members), target)
     assert {path for path in tmp_path.rglob("*") if not path.is_relative_to(target)} == before | {target.parent}
+    assert all(Path(os.path.realpath(path)).is_relative_to(target) for path in target.rglob("*"))
 
 
 def test_set_id_bits_are_dropped(tmp_path: Path) -> None:
