@@ -65,7 +65,7 @@ players_per_match: 3
 seed: 2
 concurrency: 1
 sandbox: strict
-limits: {{move_ms: 50}}
+limits: {{move_ms: 50, wall_factor: 100}}
 output: out
 bots:
   - {{name: thinker-1, command: [{sys.executable}, bots/thinker.py, {marker}]}}
@@ -77,7 +77,9 @@ bots:
     assert len(rows) == 4
     faults = [fault for row in rows for fault in row["faults"]]  # type: ignore[attr-defined]
     honest = [fault for fault in faults if fault["bot"] != "hog"]
-    assert honest == [], "the thinkers are charged their own CPU time, and the hog's children are frozen"
+    # The wall cap (5 s) only keeps a loaded machine, which gives a thinker a few per cent of a core, from
+    # deciding this test: what it checks is that a thinker's 50 ms are its own CPU time, not the hog's.
+    assert honest == [], "the thinkers are charged their own CPU time only"
     # The hog's children spin on its turn, on its own clock: where they are stopped one by one (SIGSTOP, without
     # a cgroup) they may spend its time before it answers. That is its fault, and nobody else's.
     assert all(fault["reason"] in ("timeout", "limit") for fault in faults), faults

@@ -38,6 +38,8 @@ if child == 0:
             time.sleep(1)
     os._exit(0)  # the daemon is an orphan now
 os.waitpid(child, 0)
+while not os.path.exists("daemon"):  # a bot that exits first may take its namespace, and the daemon, with it
+    time.sleep(0.01)
 report("main")
 if os.environ.get("BOT_EXITS"):
     raise SystemExit(0)
