@@ -10,7 +10,7 @@ never touches. Two kinds of hosts:
 - cgroup v1 (the memory controller mounted on its own): memory.limit_in_bytes, and memory.memsw.limit_in_bytes
   at the same value where swap is accounted, so that swapping cannot stretch the limit.
 
-The bot's forked child joins its cgroup before exec (ChildSetup writes "0", itself, to cgroup.procs), so
+The bot's process joins its cgroup before exec (bootstrap.py writes "0", itself, to cgroup.procs), so
 every process the bot starts is in it from the first instruction. The cgroup is removed after the bot is
 gone; an arena that died leaves empty cgroups named after its pid, which the next arena here removes.
 """

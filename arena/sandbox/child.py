@@ -1,44 +1,44 @@
-"""What the forked child does between fork and exec: the preexec_fn of every bot process.
+"""Starting a bot process: subprocess runs bootstrap.py, which makes the bot's place and then becomes the bot.
 
-Everything is computed in the parent; the child only makes system calls (the arena has threads, so the
-child must not need any lock another thread might hold).
+Nothing runs Python in a child forked from the arena, which has threads (bootstrap.py says why). ChildSetup is
+all bootstrap.py does, decided here; start() hands it over and waits until the bot runs or its start failed.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
-import resource
-import signal
+import select
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
 
-from arena.sandbox import linux
 from arena.sandbox.limits import Rlimit
-from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, StepKind, View
+from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, View
+
+BOOTSTRAP = str(Path(__file__).with_name("bootstrap.py"))
+START_TIMEOUT_S = 20.0
+"""From the start of bootstrap.py to the bot's exec: a fresh interpreter and a few system calls."""
 
 
 @dataclass(frozen=True, slots=True)
 class OwnSpace:
-    """A basic bot's writable space, made by its child as root (disk.py): a tmpfs on the workdir, one on
-    /dev/shm, and every other directory anyone may write in shown read-only."""
+    """A basic bot's writable space, made as root (disk.py): a tmpfs on the workdir, one on /dev/shm, and every
+    other directory anyone may write in shown read-only."""
 
     workdir: bytes
     workdir_options: bytes
     shm_options: bytes
     read_only: tuple[tuple[bytes, int], ...]  # (path, the mount flags its remount keeps)
 
-    def make(self) -> None:
-        linux.mount_tmpfs(self.workdir, self.workdir_options, executable=True)  # a bot may build a helper there
-        for path, flags in self.read_only:  # after the workdir: a tmpfs under /tmp stays writable in /tmp's bind
-            linux.read_only(path, flags)
-        if os.path.isdir(b"/dev/shm"):
-            linux.mount_tmpfs(b"/dev/shm", self.shm_options)
-        os.chdir(self.workdir)  # Popen's chdir came first, into the directory now covered
-
 
 @dataclass(frozen=True, slots=True)
 class ChildSetup:
-    """The preexec_fn: its cgroup, the bot's view of the files (as root), then its own ids, death signal, rlimits,
-    CPU."""
+    """What happens between the start and the bot's exec, in order: its cgroups, the bot's view of the files (as
+    root), its own ids, death signal, rlimits, CPU."""
 
     parent_pid: int
     view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
@@ -47,64 +47,95 @@ class ChildSetup:
     gid: int | None = None
     rlimits: tuple[Rlimit, ...] = ()
     cpu: int | None = None
-    cgroup_procs: bytes | None = None  # the cgroup.procs file of the bot's memory cgroup
+    cgroup_procs: tuple[bytes, ...] = ()  # the cgroup.procs files it joins: its CPU clock's, its memory's
 
-    def __call__(self) -> None:
-        try:
-            self._prepare()
-        except OSError as error:
-            # Popen only reports "Exception occurred in preexec_fn": leave the reason on stderr for the arena.
-            where = f": {os.fsdecode(error.filename)}" if error.filename is not None else ""
-            os.write(2, f"sandbox: {error.strerror or error}{where}\n".encode())
-            raise
-
-    def _prepare(self) -> None:
-        if self.cgroup_procs is not None:
-            # First, while still privileged: from here on the process and all it starts are in the bot's cgroup.
-            fd = os.open(self.cgroup_procs, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")  # "0" is the writing process itself
-            finally:
-                os.close(fd)
-        if self.view or self.space:
-            linux.private_mount_namespace()
+    def argument(self, argv: list[str], env: dict[str, str], status_fd: int) -> str:
+        """bootstrap.py's one argument: marshal's bytes (no import to read them), in hex; paths, the command
+        line and the environment as bytes, so that they reach the bot as the arena has them."""
+        view = space = None
         if self.view:
-            _show(self.view)
+            steps = [(step.kind.value, step.path, step.target, step.source) for step in self.view.steps]
+            view = {"sources": self.view.sources, "steps": tuple(steps), "cover_options": TMPFS_OPTIONS}
         if self.space is not None:
-            self.space.make()
-        if self.uid is not None and self.gid is not None:
-            os.setgroups([])
-            os.setresgid(self.gid, self.gid, self.gid)
-            os.setresuid(self.uid, self.uid, self.uid)
-        # After the uid change, which clears it. The signal comes when the forking *thread* exits: bots are
-        # always forked from the sandbox's own long-lived spawner thread for that reason.
-        linux.set_parent_death_signal(signal.SIGKILL)
-        if os.getppid() != self.parent_pid:
-            os._exit(1)  # the arena died before the death signal was armed
-        for which, soft, hard in self.rlimits:
-            resource.setrlimit(which, (soft, hard))
-        if self.cpu is not None:
-            os.sched_setaffinity(0, {self.cpu})
+            space = {
+                "workdir": self.space.workdir,
+                "workdir_options": self.space.workdir_options,
+                "shm_options": self.space.shm_options,
+                "read_only": self.space.read_only,
+            }
+        setup = {
+            "status_fd": status_fd,
+            "parent_pid": self.parent_pid,
+            "cgroup_procs": self.cgroup_procs,
+            "view": view,
+            "space": space,
+            "uid": self.uid,
+            "gid": self.gid,
+            "rlimits": self.rlimits,
+            "cpu": self.cpu,
+            "argv": tuple(os.fsencode(part) for part in argv),
+            "env": {os.fsencode(name): os.fsencode(value) for name, value in env.items()},
+        }
+        return marshal.dumps(setup).hex()
 
 
-def _show(view: View) -> None:
-    """Carry out a view (views.py): paths the bot's UID cannot reach on the host become reachable, here only.
+Stream = int | IO[bytes] | None
 
-    The sources are opened once the namespace is this child's own (the caller makes it: a mount of another
-    namespace cannot be bound) and before any cover hides them; each is bound through its descriptor, closed
-    again at exec.
-    """
-    sources = [os.open(source, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW) for source in view.sources]
-    mask = os.umask(0)
-    for step in view.steps:
-        if step.kind is StepKind.TMPFS:
-            linux.mount_tmpfs(step.path, TMPFS_OPTIONS)
-        elif step.kind is StepKind.MKDIR:
-            os.mkdir(step.path, 0o755)
-        elif step.kind is StepKind.FILE:
-            os.close(os.open(step.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o644))
-        elif step.kind is StepKind.SYMLINK:
-            os.symlink(step.target, step.path)
-        else:
-            linux.bind_mount(b"/proc/self/fd/%d" % sources[step.source], step.path)
-    os.umask(mask)
+
+def start(
+    argv: list[str],
+    setup: ChildSetup,
+    *,
+    env: dict[str, str],
+    cwd: str,
+    stdin: Stream,
+    stdout: Stream,
+    stderr: Stream,
+    pass_fds: tuple[int, ...],
+    umask: int,
+) -> subprocess.Popen[bytes]:
+    """The bot's process, in its own session, once it runs argv; OSError (as Popen raises it) if the bot's
+    program cannot run, SubprocessError if its place cannot be made."""
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
+    try:
+        try:
+            popen = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-B", BOOTSTRAP, setup.argument(argv, env, status_write)],
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=cwd,
+                env={},
+                start_new_session=True,
+                pass_fds=(*pass_fds, status_write),
+                umask=umask,
+            )
+        finally:
+            os.close(status_write)
+        report = _read_until_exec(status_read, popen)
+    finally:
+        os.close(status_read)
+    if report:
+        popen.wait()
+        failure = marshal.loads(report)
+        if failure["stage"] == "exec":
+            raise OSError(failure["errno"], failure["strerror"], failure["filename"])
+        where = f": {failure['filename']}" if failure["filename"] else ""
+        raise subprocess.SubprocessError(f"sandbox: {failure['strerror']}{where}")
+    return popen
+
+
+def _read_until_exec(status: int, popen: subprocess.Popen[bytes]) -> bytes:
+    """What bootstrap.py reported: nothing once the bot runs (its exec closed the pipe)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    report = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([status], [], [], remaining)[0]:
+            popen.kill()
+            popen.wait()
+            raise subprocess.SubprocessError(f"the bot's process did not start within {START_TIMEOUT_S:.0f} s")
+        chunk = os.read(status, 65536)
+        if not chunk:
+            return report
+        report += chunk

@@ -6,8 +6,8 @@ that whatever it does with CPU, on its turn or off it, costs the other bots noth
 
 - CgroupClock: a cgroup v2 of the bot's own (the bot's memory cgroup itself, where that is a v2 one: a process
   is in one v2 cgroup only). Its cpu.stat counts every process in it, those that left the bot's process
-  tree too, in microseconds; cgroup.freeze stops all of them, and nothing inside can undo it. The forked
-  child joins it before exec (Joining), as it joins its memory cgroup.
+  tree too, in microseconds; cgroup.freeze stops all of them, and nothing inside can undo it. The bot's
+  process joins it before exec (bootstrap.py), as it joins its memory cgroup.
 - V1Clock, where there is no usable v2 hierarchy: the same with a cgroup of the bot's own in each of the v1
   freezer and cpuacct hierarchies (freezer.state, cpuacct.usage in nanoseconds).
 - TreeClock, where no v2 cgroup can be made: the CPU time of the bot's live process tree, read from /proc
@@ -26,7 +26,6 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -280,27 +279,6 @@ def _children(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
-
-
-@dataclass(frozen=True, slots=True)
-class Joining:
-    """A bot's preexec_fn that first joins its clock's cgroup, while still privileged, then does the rest."""
-
-    procs_files: tuple[bytes, ...]
-    then: Callable[[], None]  # the ChildSetup
-
-    def __call__(self) -> None:
-        for procs in self.procs_files:
-            try:
-                fd = os.open(procs, os.O_WRONLY)
-                try:
-                    os.write(fd, b"0")  # "0" is the writing process itself
-                finally:
-                    os.close(fd)
-            except OSError as error:
-                os.write(2, f"sandbox: {error.strerror or error}: {os.fsdecode(procs)}\n".encode())
-                raise
-        self.then()
 
 
 @dataclass(frozen=True, slots=True)

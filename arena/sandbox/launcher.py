@@ -19,11 +19,11 @@ from pathlib import Path
 from arena.sandbox import (
     bwrap,
     cgroups,
+    child,
     command,
     cpuclock,
     disk,
     guardian,
-    linux,
     memwatch,
     notices,
     plans,
@@ -44,12 +44,11 @@ _setup_done = False
 
 
 def _setup_process() -> None:
-    """Once: resolve libc symbols, become a subreaper, and kill every bot when the interpreter exits."""
+    """Once: become a subreaper, and kill every bot when the interpreter exits."""
     global _setup_done
     with _setup_lock:
         if not _setup_done:
             _setup_done = True
-            linux.prepare()
             atexit.register(kill_all)
     reaper.become_subreaper()  # once per process, forked children included
 
@@ -125,14 +124,6 @@ def _give_to(user: users.BotUser, directory: Path) -> None:
 def _nonblocking(fd: int) -> int:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
     return fd
-
-
-def _early_stderr(fd: int) -> str:
-    """What a child that failed before exec left on its stderr (ChildSetup writes its error there)."""
-    try:
-        return os.read(_nonblocking(fd), 4096).decode("utf-8", errors="replace").strip()
-    except OSError:
-        return ""
 
 
 def _kill_late(popen: subprocess.Popen[bytes]) -> None:
@@ -242,24 +233,19 @@ def start(
             plan = plans.basic(spec, argv, place)
         else:
             plan = plans.none(spec, argv, place)
-        if cgroup is not None:
-            plan = replace(plan, setup=replace(plan.setup, cgroup_procs=cgroup.procs_file))
+        joins = (*(clock.procs_files if clock else ()), *((cgroup.procs_file,) if cgroup else ()))
+        setup = replace(plan.setup, cgroup_procs=joins)
         stderr = fds.theirs["stderr"]
-        stdin = fds.theirs.get("stdin", subprocess.DEVNULL)
-        stdout = fds.theirs.get("stdout", stderr)
-
-        setup = cpuclock.Joining(clock.procs_files, plan.setup) if clock and clock.procs_files else plan.setup
 
         def spawn() -> subprocess.Popen[bytes]:
-            return subprocess.Popen(
+            return child.start(
                 plan.argv,
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                cwd=plan.cwd,
+                setup,
                 env=plan.env,
-                start_new_session=True,
-                preexec_fn=setup,
+                cwd=plan.cwd,
+                stdin=fds.theirs.get("stdin", subprocess.DEVNULL),
+                stdout=fds.theirs.get("stdout", stderr),
+                stderr=stderr,
                 pass_fds=plan.pass_fds,
                 umask=plan.umask,
             )
@@ -275,8 +261,7 @@ def start(
             popen = spawner.run(spawn, on_late=_kill_late)
         except (OSError, subprocess.SubprocessError) as error:
             fds.close_theirs()
-            detail = _early_stderr(fds.mine["stderr"]) or str(error)
-            raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {detail}") from error
+            raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {error}") from error
         fds.close_theirs()
         bot = BotProcess(
             popen=popen,

@@ -1,6 +1,6 @@
 """The few Linux calls Python's os module lacks (prctl, unshare, mount), through ctypes.
 
-They are resolved once in the parent, so the forked child only makes the calls.
+Standard library only: bootstrap.py, which runs without the arena package, loads this file by its path.
 """
 
 from __future__ import annotations
@@ -36,11 +36,6 @@ def _check(result: int, what: str) -> None:
     if result != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def prepare() -> None:
-    """Resolve the libc symbols before any fork: a forked child should not have to load anything."""
-    _libc()
 
 
 def set_parent_death_signal(signum: int) -> None:

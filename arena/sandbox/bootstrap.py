@@ -1,0 +1,133 @@
+"""The first program of every bot process: it makes the bot's place, then becomes the bot (execve).
+
+The arena has threads, and a child forked from it must not run Python before exec: it could wait forever on a
+lock another thread held at the fork. So subprocess starts this program (its fork and exec run in C), and this
+fresh, single-threaded interpreter joins the bot's cgroups, shows the bot its files (as root), drops to the bot's
+ids, arms the parent-death signal, sets the rlimits and the CPU, and executes the bot.
+
+It runs as `python -I -S -B bootstrap.py SETUP` (child.py): the standard library and linux.py beside it only,
+since the arena package costs more to import than the rest of a start. It reports on a pipe that closes at exec:
+nothing read before end of file means the bot runs.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import resource
+import signal
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing, like json, importlib.util or pathlib, would add a tenth to the start
+    from typing import Any, NoReturn
+
+TMPFS_STEP, MKDIR_STEP, FILE_STEP, SYMLINK_STEP = "tmpfs", "mkdir", "file", "symlink"  # views.StepKind's values
+
+
+def _linux() -> dict[str, Any]:
+    """linux.py's functions, by name."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "linux.py")
+    with open(path, "rb") as file:
+        code = compile(file.read(), path, "exec")
+    namespace: dict[str, Any] = {"__name__": "arena_sandbox_linux"}
+    exec(code, namespace)
+    return namespace
+
+
+def _show(linux: dict[str, Any], view: dict[str, Any]) -> None:
+    """Carry out a view (views.py): paths the bot's UID cannot reach on the host become reachable, here only.
+
+    The sources are opened once the mount namespace is this process's own (a mount of another namespace cannot
+    be bound) and before any cover hides them; each is bound through its descriptor, closed again at exec.
+    """
+    opened = [os.open(source, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW) for source in view["sources"]]
+    mask = os.umask(0)
+    for kind, path, target, source in view["steps"]:
+        if kind == TMPFS_STEP:
+            linux["mount_tmpfs"](path, view["cover_options"])
+        elif kind == MKDIR_STEP:
+            os.mkdir(path, 0o755)
+        elif kind == FILE_STEP:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+        elif kind == SYMLINK_STEP:
+            os.symlink(target, path)
+        else:
+            linux["bind_mount"](b"/proc/self/fd/%d" % opened[source], path)
+    os.umask(mask)
+
+
+def _make_own_space(linux: dict[str, Any], space: dict[str, Any]) -> None:
+    """A basic bot's writable space (disk.py): a tmpfs on the workdir, one on /dev/shm, and every other directory
+    anyone may write in shown read-only."""
+    workdir = space["workdir"]
+    linux["mount_tmpfs"](workdir, space["workdir_options"], executable=True)  # a bot may build a helper
+    for path, flags in space["read_only"]:  # after the workdir: a tmpfs under /tmp stays writable in /tmp's bind
+        linux["read_only"](path, flags)
+    if os.path.isdir(b"/dev/shm"):
+        linux["mount_tmpfs"](b"/dev/shm", space["shm_options"])
+    os.chdir(workdir)  # the start's own chdir came first, into the directory now covered
+
+
+def _prepare(setup: dict[str, Any]) -> None:
+    linux = _linux()
+    for procs in setup["cgroup_procs"]:  # first, while still privileged: all the bot starts is in its cgroups
+        try:
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")  # "0" is the writing process itself
+            finally:
+                os.close(fd)
+        except OSError as error:
+            error.filename = procs
+            raise
+    view, space = setup["view"], setup["space"]
+    if view or space:
+        linux["private_mount_namespace"]()
+    if view:
+        _show(linux, view)
+    if space:
+        _make_own_space(linux, space)
+    uid, gid = setup["uid"], setup["gid"]
+    if uid is not None and gid is not None:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    # After the uid change, which clears it. The signal comes when the forking *thread* exits: bots are always
+    # started from the sandbox's own long-lived spawner thread for that reason (spawner.py).
+    linux["set_parent_death_signal"](signal.SIGKILL)
+    if os.getppid() != setup["parent_pid"]:
+        raise OSError(0, "the arena exited while the bot started")
+    for which, soft, hard in setup["rlimits"]:
+        resource.setrlimit(which, (soft, hard))
+    if setup["cpu"] is not None:
+        os.sched_setaffinity(0, {setup["cpu"]})
+
+
+def _fail(status: int, stage: str, error: BaseException) -> NoReturn:
+    if isinstance(error, OSError):
+        filename = os.fsdecode(error.filename) if error.filename is not None else None
+        report = {"stage": stage, "errno": error.errno, "strerror": error.strerror or str(error), "filename": filename}
+    else:  # a fault of this program's own: the arena names it, the bot does not start
+        report = {"stage": stage, "errno": None, "strerror": f"{type(error).__name__}: {error}", "filename": None}
+    os.write(status, marshal.dumps(report))
+    os._exit(127)
+
+
+def main(argument: str) -> NoReturn:
+    setup = marshal.loads(bytes.fromhex(argument))
+    status = setup["status_fd"]
+    os.set_inheritable(status, False)  # so that a successful exec closes it
+    try:
+        _prepare(setup)
+    except BaseException as error:
+        _fail(status, "setup", error)
+    argv = setup["argv"]
+    try:
+        os.execve(argv[0], argv, setup["env"])
+    except OSError as error:
+        _fail(status, "exec", error)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
