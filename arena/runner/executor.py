@@ -54,7 +54,12 @@ class _Worker:
     def __init__(self, context: SpawnContext, config: TournamentConfig, number: int, cpu: int | None) -> None:
         self.connection, theirs = context.Pipe()
         self.process = context.Process(target=_serve, args=(config, theirs, cpu), name=f"arena-worker-{number}")
-        self.process.start()
+        # Born with the stops blocked, until _serve has its handlers: a Ctrl-C while it imports is no traceback.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         theirs.close()
         self.jobs: deque[MatchJob] = deque()
         self.gone = False
@@ -176,21 +181,32 @@ def executor_for(config: TournamentConfig, workers: int) -> Executor:
     return LocalExecutor(config, workers)
 
 
+STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _interrupted(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _ignored(signum: int, frame: object) -> None:
+    """A handler that does nothing: unlike SIG_IGN, the bots a worker starts do not inherit it."""
 
 
 def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) -> None:
     """A worker process: play jobs until told to stop; never leave a bot process behind. With `cpu`, the
     worker and its bots share that core: a match's processes take turns, and a message between them then
     needs no wake-up across cores."""
+    # A Ctrl-C reaches the terminal's whole process group: the arena alone answers it, with one SIGTERM to each
+    # worker. Heard here too, it would be a second stop, cutting the first one's cleanup short.
+    signal.signal(signal.SIGINT, _ignored)
     signal.signal(signal.SIGTERM, _interrupted)
     linux.set_parent_death_signal(signal.SIGTERM)  # an arena killed outright takes its workers along
-    parent = multiprocessing.parent_process()
-    if parent is not None and os.getppid() != parent.pid:
-        return  # the arena died before the line above took effect
     worker: MatchWorker | None = None
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+        parent = multiprocessing.parent_process()
+        if parent is not None and os.getppid() != parent.pid:
+            return  # the arena died before the death signal was armed
         from arena.runner.worker import MatchWorker, settle_heap  # in the worker process alone: bot hosts, ZeroMQ
 
         if cpu is not None:
@@ -203,7 +219,7 @@ def _serve(config: TournamentConfig, connection: Connection, cpu: int | None) ->
     except (KeyboardInterrupt, EOFError, BrokenPipeError):
         pass  # the arena stopped us (even while we were starting), or is gone: nobody reads a result any more
     finally:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # a second stop must not cut the cleanup short
+        signal.signal(signal.SIGTERM, _ignored)  # a second stop must not cut the cleanup short
         if worker is not None:
             for host in worker.hosts.values():
                 host.kill()
