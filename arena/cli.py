@@ -207,9 +207,9 @@ def _bots(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from arena.config import Format, load_config
+    from arena.config import Format, config_hash, load_config
     from arena.runner.schedule import preview
-    from arena.store.database import recorded_durations
+    from arena.store.database import recorded_config_hash, recorded_durations
 
     config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
     size = preview(config)
@@ -229,6 +229,13 @@ def _validate(args: argparse.Namespace) -> int:
         times = size.matches // size.tables
         again = f", each played {times} times" if times > 1 and size.matches % size.tables == 0 else ""
         print(f"  {matches}: {_plural(size.tables, 'table', 'tables')} (each its own group of bots){again}")
+    stored = recorded_config_hash(config.output)
+    if stored is not None and stored != config_hash(config):
+        print(
+            f"  {config.output} holds the results of a different configuration: arena run will not add to them;"
+            " use another output folder, or arena run --restart to discard those results"
+        )
+        return 2
     durations = recorded_durations(config.output)
     if durations and config.sprt is not None:  # its length is the test's to decide
         state = _sprt_lines(config.output, "table")[3].removeprefix("decision: ")
@@ -588,7 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a tournament file",
         description=(
             "Check a tournament's YAML file: its keys and types, the ruleset and table size, the bots (installed"
-            " ones exist, command bots' files and directories are there) and the format's section. Prints every"
+            " ones exist, command bots' files and directories are there) and the format's section, and says how"
+            " much of it its output folder holds already (refused, as arena run refuses it, if that folder holds"
+            " another configuration's results). Prints every"
             " problem as FILE:LINE: field: problem (exit status 2), or a one-line summary. See docs/configuration.md."
         ),
     )
@@ -624,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     standings.add_argument("output", type=Path, help="the tournament's output folder")
-    standings.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    standings.add_argument("--format", choices=["table", "json", "csv"], default="table", help="default: table")
     standings.set_defaults(run=_standings)
 
     report = commands.add_parser(
@@ -653,7 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diagnose.add_argument("output", type=Path, help="the tournament's output folder")
     diagnose.add_argument("--bot", help="only this bot")
-    diagnose.add_argument("--format", choices=["table", "json"], default="table")
+    diagnose.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
     diagnose.set_defaults(run=_diagnose)
 
     sprt = commands.add_parser(
@@ -666,7 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sprt.add_argument("output", type=Path, help="the tournament's output folder")
-    sprt.add_argument("--format", choices=["table", "json"], default="table")
+    sprt.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
     sprt.set_defaults(run=_sprt)
 
     logs = commands.add_parser(
@@ -689,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Every finished match in OUTPUT: table, seats, seed, ranking, tokens, faults, replay.",
     )
     results.add_argument("output", type=Path, help="the tournament's output folder")
-    results.add_argument("--format", choices=["json", "csv"], default="json")
+    results.add_argument("--format", choices=["json", "csv"], default="json", help="default: json")
     results.set_defaults(run=_results)
     return parser
 

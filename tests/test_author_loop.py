@@ -3,13 +3,16 @@ stderr is kept and how `arena logs` and the report show it, and head to head at 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from itertools import combinations
 from pathlib import Path
 
+from arena.config import config_hash, load_config
 from tests.test_cli import arena
 
 CHATTY = """
@@ -132,15 +135,27 @@ def test_validate_estimates_the_rest_from_the_matches_played(tmp_path: Path) -> 
         """,
     )
     assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
-    text = path.read_text().replace("seed: 4\n", "seed: 4\nrepeats: 200\n")
-    path.write_text(text)
-    # another configuration for the same output: validate still reads what is there, and changes nothing
-    before = (tmp_path / "out" / "results.sqlite").read_bytes()
+    path.write_text(path.read_text().replace("seed: 4\n", "seed: 4\nrepeats: 200\n"))
+    database = tmp_path / "out" / "results.sqlite"
+    before = database.read_bytes()
+    # Another configuration for the same output: validate says, as run would, that it does not go there.
+    refused = arena("validate", path)
+    assert refused.returncode == 2
+    assert refused.stdout.splitlines()[2] == (
+        f"  {tmp_path / 'out'} holds the results of a different configuration: arena run will not add to them;"
+        " use another output folder, or arena run --restart to discard those results"
+    )
+    assert database.read_bytes() == before
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 2
+    # The same output as an interrupted run of the longer tournament leaves it: 3 of its 600 matches played.
+    with contextlib.closing(sqlite3.connect(database)) as connection, connection:
+        connection.execute("UPDATE meta SET value = ? WHERE key = 'config_hash'", (config_hash(load_config(path)),))
+    before = database.read_bytes()
     said = arena("validate", path).stdout.splitlines()
     assert said[1] == "  600 matches: 3 tables (each its own group of bots), each played 200 times"
     assert said[2].startswith(f"  3 played already in {tmp_path / 'out'}: about ")
     assert " left (" in said[2] and "s a match so far, 2 workers)" in said[2]
-    assert (tmp_path / "out" / "results.sqlite").read_bytes() == before
+    assert database.read_bytes() == before  # validate changes nothing
 
 
 def test_standings_show_head_to_head_at_tables_of_four(tmp_path: Path) -> None:

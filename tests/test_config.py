@@ -295,7 +295,19 @@ def test_a_command_bot_needs_its_program_and_its_directory(tmp_path: Path) -> No
         == f"7: bots[2].command: bot command './missing' not found ({tmp_path.resolve()}/missing is not a file)"
     )
     assert found[1].startswith("8: bots[3].command: bot command 'no-such-program-here' not found on PATH ")
-    assert found[2] == f"9: bots[4].dir: no such directory: {tmp_path.resolve()}/nowhere"
+    assert found[2] == f"8: bots[3].command[1]: no such file: x.py (not in {tmp_path.resolve()})"
+    assert found[3] == f"9: bots[4].dir: no such directory: {tmp_path.resolve()}/nowhere"
+
+
+def test_a_command_bots_script_must_be_there(tmp_path: Path) -> None:
+    """A typo in a script's name is found before the run, not as a crash in every match."""
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bot.py").write_text("")
+    (tmp_path / "alice" / "helper.js").write_text("")
+    text = SMALL + "  - {name: alice, command: [python3, alice/bot.py, helper.js, --log=x.py, -m, pkg.mod]}\n"
+    assert load_config(write(tmp_path, text)).bots[2].command is not None  # helper.js: in the bot's directory
+    path = write(tmp_path, SMALL + "  - {name: c, command: [python3, alice/bto.py]}\n")
+    assert problems(path) == [f"7: bots[2].command[1]: no such file: alice/bto.py (not in {tmp_path.resolve()})"]
 
 
 def test_an_explicit_dir_is_the_bots_directory_and_its_program_may_live_there(tmp_path: Path) -> None:

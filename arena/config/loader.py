@@ -549,6 +549,12 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         find_program(_absolute_command(command, base), directory, _bot_path(sandbox))
     except SandboxError as error:
         yield _Problem((*loc, "command"), str(error))
+    for position, part in enumerate(command[1:], start=1):
+        if Path(part).suffix in SCRIPT_SUFFIXES and not part.startswith("-"):
+            places = dict.fromkeys((base.resolve(), directory))
+            if not any((place / part).exists() for place in places):
+                where = " nor in ".join(str(place) for place in places)
+                yield _Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
     if sandbox == SandboxLevel.STRICT.value:
         for old, new in zip(command, _absolute_command(command, base), strict=True):
             if new != old and not Path(new).is_relative_to(directory):
@@ -557,6 +563,10 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
                     f"{old} is outside the bot's directory {directory}, which is all a strict sandbox shows"
                     " of its files: move it there, or set dir",
                 )
+
+
+SCRIPT_SUFFIXES = frozenset({".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".jar", ".rb", ".pl", ".lua", ".php", ".sh"})
+"""An argument of a command bot ending so names the bot's source: a typo in it would only show as a crash."""
 
 
 def _bot_path(sandbox: object) -> str:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -409,20 +410,31 @@ _COLUMNS = (
 
 
 def recorded_durations(output: Path) -> list[float]:
-    """How long each match recorded in `output` took to play, read without changing anything there (no upgrade,
-    no write); empty where nothing is recorded or the results cannot be read."""
+    """How long each match recorded in `output` took to play; empty where nothing is recorded or the results
+    cannot be read."""
+    return [float(row[0]) for row in _read_only(output, "SELECT duration_s FROM matches WHERE status = 'done'")]
+
+
+def recorded_config_hash(output: Path) -> str | None:
+    """The hash of the configuration whose results `output` holds, if any."""
+    rows = _read_only(output, "SELECT value FROM meta WHERE key = 'config_hash'")
+    return str(rows[0][0]) if rows else None
+
+
+def _read_only(output: Path, query: str) -> list[Any]:
+    """The rows of a query on `output`'s results, read without changing anything there (no upgrade, no write);
+    none where there is no database or it cannot be read."""
     path = output / DATABASE
     if not path.exists():
         return []
     try:
         connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5)
         try:
-            rows = connection.execute("SELECT duration_s FROM matches WHERE status = 'done'").fetchall()
+            return connection.execute(query).fetchall()
         finally:
             connection.close()
     except sqlite3.Error:
         return []
-    return [float(row[0]) for row in rows]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
