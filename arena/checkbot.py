@@ -55,6 +55,8 @@ class CheckReport:
     sandbox: SandboxLevel = SandboxLevel.STRICT
     diagnosis: BotDiagnosis | None = None
     """Its decisions, provable mistakes and reply times over the check's matches."""
+    replays: Path | None = None
+    """Where each match's replay was written, if anywhere."""
 
     @property
     def clean(self) -> bool:
@@ -78,6 +80,7 @@ def check_bot(
     check ends there (gave_up). `replays`: a folder to write each match's replay to, MATCH.jsonl."""
     report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, sandbox=sandbox)
     report.diagnosis = BotDiagnosis(bot.name, timing.move_ms)
+    report.replays = replays
     report.scheduled = matches * (ruleset.max_players - ruleset.min_players + 1)
     host = BotHost(bot, timing, sandbox, limits, stderr_echo=stderr_echo)
     try:
@@ -145,6 +148,8 @@ def describe(report: CheckReport) -> list[str]:
         )
     if report.diagnosis is not None and report.diagnosis.decisions:
         lines += mistake_lines(report.diagnosis)
+        if report.replays is None and any(report.diagnosis.mistakes.values()):
+            lines.append("  (a mistake's line is one of its match's replay: --replays DIR writes them)")
         lines.append(f"  {replies(report.diagnosis)}")
     starts = "once" if report.starts == 1 else f"{report.starts} times"
     slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)

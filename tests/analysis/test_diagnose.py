@@ -135,3 +135,9 @@ def test_check_bot_prints_the_same_summary_and_keeps_the_replays_it_names(tmp_pa
         seat = lines_of[0].data["players"].index("bot")
         judged += diagnose_replay(lines_of)[seat].decisions
     assert judged == decisions
+    hint = "  (a mistake's line is one of its match's replay: --replays DIR writes them)"
+    assert hint not in done.stdout
+    unkept = subprocess.run(
+        [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", *bot], capture_output=True, text=True
+    )
+    assert unkept.returncode == 0 and hint in unkept.stdout.splitlines(), unkept.stdout
