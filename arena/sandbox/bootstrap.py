@@ -5,9 +5,10 @@ lock another thread held at the fork. So subprocess starts this program (its for
 fresh, single-threaded interpreter joins the bot's cgroups, shows the bot its files (as root), drops to the bot's
 ids, arms the parent-death signal, sets the rlimits and the CPU, and executes the bot.
 
-It runs as `python -I -S -B bootstrap.py SETUP` (child.py): the standard library and linux.py beside it only,
-since the arena package costs more to import than the rest of a start. It reports on a pipe that closes at exec:
-nothing read before end of file means the bot runs.
+It runs as `python -I -S -B bootstrap.py SETUP_FD STATUS_FD` (child.py) and imports the standard library and
+linux.py beside it only: the arena package costs more to import than the rest of a start. It reads its setup
+from the first descriptor and reports on the second, a pipe that closes at exec: nothing read before end of file
+means the bot runs.
 """
 
 from __future__ import annotations
@@ -110,24 +111,42 @@ def _fail(status: int, stage: str, error: BaseException) -> NoReturn:
         report = {"stage": stage, "errno": error.errno, "strerror": error.strerror or str(error), "filename": filename}
     else:  # a fault of this program's own: the arena names it, the bot does not start
         report = {"stage": stage, "errno": None, "strerror": f"{type(error).__name__}: {error}", "filename": None}
-    os.write(status, marshal.dumps(report))
-    os._exit(127)
-
-
-def main(argument: str) -> NoReturn:
-    setup = marshal.loads(bytes.fromhex(argument))
-    status = setup["status_fd"]
-    os.set_inheritable(status, False)  # so that a successful exec closes it
     try:
+        os.write(status, marshal.dumps(report))
+    finally:  # the arena may be gone: nobody to tell
+        os._exit(127)
+
+
+def _read_setup(fd: int) -> dict[str, Any]:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    os.close(fd)
+    return marshal.loads(b"".join(chunks))
+
+
+def _as_a_new_program() -> None:
+    """The signal state a program expects at its start, not this interpreter's: Python ignores SIGPIPE and
+    SIGXFSZ, and an ignored signal stays ignored across exec (a bot past its file size limit would not be
+    killed, as faults.py expects); nothing blocked, whatever thread started this."""
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
+def main(setup_fd: int, status: int) -> NoReturn:
+    stage = "setup"
+    try:
+        os.set_inheritable(status, False)  # so that a successful exec closes it
+        setup = _read_setup(setup_fd)
         _prepare(setup)
-    except BaseException as error:
-        _fail(status, "setup", error)
-    argv = setup["argv"]
-    try:
+        _as_a_new_program()
+        stage = "exec"
+        argv = setup["argv"]
         os.execve(argv[0], argv, setup["env"])
-    except OSError as error:
-        _fail(status, "exec", error)
+    except BaseException as error:
+        _fail(status, stage, error)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(int(sys.argv[1]), int(sys.argv[2]))

@@ -6,6 +6,7 @@ all bootstrap.py does, decided here; start() hands it over and waits until the b
 
 from __future__ import annotations
 
+import fcntl
 import marshal
 import os
 import select
@@ -49,9 +50,9 @@ class ChildSetup:
     cpu: int | None = None
     cgroup_procs: tuple[bytes, ...] = ()  # the cgroup.procs files it joins: its CPU clock's, its memory's
 
-    def argument(self, argv: list[str], env: dict[str, str], status_fd: int) -> str:
-        """bootstrap.py's one argument: marshal's bytes (no import to read them), in hex; paths, the command
-        line and the environment as bytes, so that they reach the bot as the arena has them."""
+    def payload(self, argv: list[str], env: dict[str, str]) -> bytes:
+        """What bootstrap.py reads: marshal's bytes (no import to read them); paths, the command line and the
+        environment as bytes, so that they reach the bot as the arena has them."""
         view = space = None
         if self.view:
             steps = [(step.kind.value, step.path, step.target, step.source) for step in self.view.steps]
@@ -64,7 +65,6 @@ class ChildSetup:
                 "read_only": self.space.read_only,
             }
         setup = {
-            "status_fd": status_fd,
             "parent_pid": self.parent_pid,
             "cgroup_procs": self.cgroup_procs,
             "view": view,
@@ -76,7 +76,7 @@ class ChildSetup:
             "argv": tuple(os.fsencode(part) for part in argv),
             "env": {os.fsencode(name): os.fsencode(value) for name, value in env.items()},
         }
-        return marshal.dumps(setup).hex()
+        return marshal.dumps(setup)
 
 
 Stream = int | IO[bytes] | None
@@ -95,24 +95,40 @@ def start(
     umask: int,
 ) -> subprocess.Popen[bytes]:
     """The bot's process, in its own session, once it runs argv; OSError (as Popen raises it) if the bot's
-    program cannot run, SubprocessError if its place cannot be made."""
-    status_read, status_write = os.pipe2(os.O_CLOEXEC)
+    program cannot run, SubprocessError if its place cannot be made.
+
+    The setup goes to bootstrap.py in a memory file, not on its command line: anyone may read a process's
+    command line, and the setup holds the bot's environment (its token); and a memory file has no size limit.
+    """
+    status_read, status_write = (_above_stdio(fd) for fd in os.pipe2(os.O_CLOEXEC))
+    setup_fd = -1
     try:
         try:
+            setup_fd = _above_stdio(os.memfd_create("arena-bot-setup", os.MFD_CLOEXEC))
+            with open(setup_fd, "wb", closefd=False) as file:
+                file.write(setup.payload(argv, env))
+            os.lseek(setup_fd, 0, os.SEEK_SET)
             popen = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-B", BOOTSTRAP, setup.argument(argv, env, status_write)],
+                [sys.executable, "-I", "-S", "-B", BOOTSTRAP, str(setup_fd), str(status_write)],
                 stdin=stdin,
                 stdout=stdout,
                 stderr=stderr,
                 cwd=cwd,
                 env={},
                 start_new_session=True,
-                pass_fds=(*pass_fds, status_write),
+                pass_fds=(*pass_fds, setup_fd, status_write),
                 umask=umask,
             )
         finally:
             os.close(status_write)
-        report = _read_until_exec(status_read, popen)
+            if setup_fd >= 0:
+                os.close(setup_fd)
+        try:
+            report = _read_until_exec(status_read)
+        except BaseException:  # the bootstrap hangs, or the arena is stopped: no bot starts unwatched
+            popen.kill()
+            popen.wait()
+            raise
     finally:
         os.close(status_read)
     if report:
@@ -125,15 +141,25 @@ def start(
     return popen
 
 
-def _read_until_exec(status: int, popen: subprocess.Popen[bytes]) -> bytes:
+def _above_stdio(fd: int) -> int:
+    """fd, moved above 2 if it is one of them (an arena started with its standard streams closed): Popen's dup2
+    of the bot's streams would land on it."""
+    if fd > 2:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.close(fd)
+    return moved
+
+
+def _read_until_exec(status: int) -> bytes:
     """What bootstrap.py reported: nothing once the bot runs (its exec closed the pipe)."""
     deadline = time.monotonic() + START_TIMEOUT_S
+    waiting = select.poll()  # not select.select: it refuses descriptors from 1024 on
+    waiting.register(status, select.POLLIN)
     report = b""
     while True:
         remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([status], [], [], remaining)[0]:
-            popen.kill()
-            popen.wait()
+        if remaining <= 0 or not waiting.poll(remaining * 1000):
             raise subprocess.SubprocessError(f"the bot's process did not start within {START_TIMEOUT_S:.0f} s")
         chunk = os.read(status, 65536)
         if not chunk:

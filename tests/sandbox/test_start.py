@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -107,3 +109,60 @@ def test_the_suite_refuses_a_fork_in_a_process_with_threads() -> None:
     finally:
         done.set()
         thread.join()
+
+
+def test_a_bot_starts_with_no_signal_ignored_or_blocked_so_its_file_size_limit_kills_it(tmp_path: Path) -> None:
+    """Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across exec: the bot must not
+    inherit that, nor a signal mask of the thread that started it."""
+    setup = child.ChildSetup(parent_pid=os.getpid(), rlimits=((resource.RLIMIT_FSIZE, 1 << 20, 1 << 20),))
+    script = f"grep -E '^Sig(Ign|Blk)' /proc/self/status; head -c 2000000 /dev/zero > {tmp_path}/big; echo $?"
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    try:
+        lines = _run(["/bin/sh", "-c", script], setup).split()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    assert lines[:4] == ["SigBlk:", "0" * 16, "SigIgn:", "0" * 16]
+    assert lines[-1] == str(128 + signal.SIGXFSZ)  # head was killed by the signal, not told "File too large"
+
+
+def test_the_setup_is_not_on_a_command_line_and_has_no_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anyone may read a process's command line; the bot's environment holds its token. One command-line
+    argument may be 128 KiB at most: a bot's environment may be larger in all."""
+    env = {"TOKEN": "s3cr3t", **{f"BIG{n}": "x" * 100_000 for n in range(3)}}  # each below the kernel's limit
+    arguments: list[str] = []
+    real_init = subprocess.Popen.__init__
+
+    def recording_init(popen: subprocess.Popen[bytes], args: Any, *rest: Any, **kwargs: Any) -> None:
+        arguments.extend(args)
+        real_init(popen, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", recording_init)
+    script = 'printf "%s %s" "$TOKEN" "${#BIG0}${#BIG1}${#BIG2}"'
+    assert _run(["/bin/sh", "-c", script], child.ChildSetup(parent_pid=os.getpid()), env) == "s3cr3t " + "100000" * 3
+    assert arguments and not any("s3cr3t" in argument for argument in arguments)
+
+
+def test_a_start_works_with_descriptors_past_1024_and_with_the_standard_streams_closed(tmp_path: Path) -> None:
+    """select() refuses a descriptor from 1024 on; with fds 0 to 2 closed, a pipe made for the start could be one
+    of them, and Popen's dup2 of the bot's streams would overwrite it."""
+    held = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.dup(0))
+        assert _run(["/bin/echo", "far"], child.ChildSetup(parent_pid=os.getpid())) == "far\n"
+    finally:
+        for fd in held:
+            os.close(fd)
+    output = tmp_path / "output"
+    script = f"""
+import os, subprocess
+from arena.sandbox import child
+for fd in (0, 1, 2):
+    os.close(fd)
+out = os.open({str(output)!r}, os.O_WRONLY | os.O_CREAT, 0o644)  # fd 0
+bot = child.start(["/bin/echo", "closed"], child.ChildSetup(parent_pid=os.getpid()), env={{}}, cwd="/",
+    stdin=subprocess.DEVNULL, stdout=out, stderr=out, pass_fds=(), umask=0o022)
+os._exit(bot.wait())
+"""
+    done = subprocess.run([sys.executable, "-c", script], timeout=DEADLINE_S)
+    assert (done.returncode, output.read_text()) == (0, "closed\n")
