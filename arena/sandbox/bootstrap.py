@@ -126,11 +126,13 @@ def _read_setup(fd: int) -> dict[str, Any]:
 
 
 def _as_a_new_program() -> None:
-    """The signal state a program expects at its start, not this interpreter's: Python ignores SIGPIPE and
-    SIGXFSZ, and an ignored signal stays ignored across exec (a bot past its file size limit would not be
-    killed, as faults.py expects); nothing blocked, whatever thread started this."""
-    for number in (signal.SIGPIPE, signal.SIGXFSZ):
-        signal.signal(number, signal.SIG_DFL)
+    """The signal state a program expects at its start, not this interpreter's nor the arena's: an ignored signal
+    stays ignored across exec, and Python ignores SIGPIPE and SIGXFSZ (a bot past its file size limit would not
+    be killed, as faults.py expects), a shell's background job SIGINT, nohup SIGHUP; nothing blocked, whatever
+    thread started this."""
+    for number in signal.valid_signals():
+        if number not in (signal.SIGKILL, signal.SIGSTOP) and signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
 
 
