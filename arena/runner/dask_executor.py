@@ -40,6 +40,8 @@ CONNECT_TIMEOUT_S = 30
 RETRIES = 2
 """Further tries of a task that raised outside the match (the match's own errors come back as MatchFailed); a
 worker that dies is handled by the scheduler itself, which plays the task elsewhere."""
+RELEASE_WAIT_S = 60.0
+"""How long a worker waits, at the end of a run, for a match of it still being played there."""
 EXTRA_HINT = 'pip install "loveletter-arena[dask]"'
 
 
@@ -181,9 +183,11 @@ class DaskExecutor:
 
 # ------------------------------------------------------------------------------------------ on the workers
 
-_lock = threading.Lock()
+_lock = threading.Condition()
 _workers: dict[str, MatchWorker] = {}
 """One MatchWorker per run per worker process, so its bot processes are kept from match to match."""
+_playing: dict[str, int] = {}
+"""Per run, its matches being played on this worker now."""
 _released: set[str] = set()
 """Runs that have ended: a task of theirs that still arrives starts no bot."""
 _root: Path | None = None
@@ -200,16 +204,26 @@ def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
             worker = _workers.get(packed.token)
             if worker is None:
                 worker = _workers[packed.token] = MatchWorker(_localised(packed))
+            _playing[packed.token] = _playing.get(packed.token, 0) + 1
     except Exception:
         return MatchFailed(job, traceback.format_exc())
-    return worker.attempt(job)
+    try:
+        return worker.attempt(job)
+    finally:
+        with _lock:
+            _playing[packed.token] -= 1
+            _lock.notify_all()
 
 
 def release(token: str) -> None:
-    """Shut down the bots a run kept on this worker (the arena calls it at the end of the run)."""
+    """Shut down the bots a run kept on this worker (the arena calls it at the end of the run). A match of the
+    run may still be played here, one the scheduler ran again after a worker died: its bots are shut down once
+    it ends, not under it (it would start them again, and nobody would stop them)."""
     with _lock:
-        worker = _workers.pop(token, None)
         _released.add(token)
+        if not _lock.wait_for(lambda: not _playing.get(token), timeout=RELEASE_WAIT_S):
+            log.warning("dask: a match of the ended run %s still plays here; its bots are stopped under it", token)
+        worker = _workers.pop(token, None)
     if worker is not None:
         worker.close()
 

@@ -4,8 +4,11 @@ whatever happens to the workers."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +21,7 @@ from arena.config import ExecutorConfig, ExecutorType, TournamentConfig, load_co
 from arena.errors import UsageError
 from arena.matches import MatchDone, MatchFailed, MatchJob
 from arena.runner.tournament import run_tournament
+from tests.conftest import find_processes
 from tests.runner.test_tournament import MakeFile, results
 
 
@@ -147,3 +151,49 @@ def test_a_match_that_reaches_a_worker_after_its_run_ended_starts_no_bot(tournam
     assert isinstance(outcome, MatchFailed)
     assert "already ended" in outcome.error
     assert packed.token not in dask_executor._workers
+
+
+SLOW_FIRST_MOVE = """
+import time
+from arena.sdk import run
+from random_bot import RandomBot
+
+
+class SlowBot(RandomBot):
+    thought = False
+
+    def act(self, message):
+        if not self.thought:
+            self.thought = True
+            time.sleep(1.5)  # wall time: its CPU time, which move_ms limits, stays small
+        return super().act(message)
+
+
+run(SlowBot(), name="slow")
+"""
+
+
+def test_a_run_released_while_a_match_of_it_plays_here_stops_its_bots_once_that_match_ends(
+    tournament_file: MakeFile, tmp_path: Path, marker: str
+) -> None:
+    """As when the scheduler plays a match again after a worker died and the run ends meanwhile: its bots are not
+    shut down under the match, which would start them again, with nobody left to stop them."""
+    from arena.runner import dask_executor
+
+    student = tmp_path / "student"
+    shutil.copy(student / "bot.py", student / "random_bot.py")
+    (student / "bot.py").write_text(SLOW_FIRST_MOVE)
+    packed = dask_executor.pack_config(load_config(tournament_file(programs=1)))
+    job = MatchJob("rr-0001", 1, ("student-0", "random-0"), "rr-0001", 7)
+    outcomes: list[MatchDone | MatchFailed] = []
+    playing = threading.Thread(target=lambda: outcomes.append(dask_executor.play_remote(job, packed)))
+    playing.start()
+    deadline = time.monotonic() + 20
+    while not find_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert find_processes(marker), "the bot never started"
+    dask_executor.release(packed.token)
+    assert outcomes, "the run's bots were shut down while its match still played"
+    playing.join()
+    assert isinstance(outcomes[0], MatchDone) and outcomes[0].faults == ()
+    assert not find_processes(marker)
