@@ -40,8 +40,6 @@ CONNECT_TIMEOUT_S = 30
 RETRIES = 2
 """Further tries of a task that raised outside the match (the match's own errors come back as MatchFailed); a
 worker that dies is handled by the scheduler itself, which plays the task elsewhere."""
-RELEASE_WAIT_S = 60.0
-"""How long a worker waits, at the end of a run, for a match of it still being played there."""
 EXTRA_HINT = 'pip install "loveletter-arena[dask]"'
 
 
@@ -183,7 +181,7 @@ class DaskExecutor:
 
 # ------------------------------------------------------------------------------------------ on the workers
 
-_lock = threading.Condition()
+_lock = threading.Lock()
 _workers: dict[str, MatchWorker] = {}
 """One MatchWorker per run per worker process, so its bot processes are kept from match to match."""
 _playing: dict[str, int] = {}
@@ -197,35 +195,44 @@ _unpacked: dict[str, Path] = {}
 
 def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
     """A Dask task: play one match on this worker, as a local worker process would, errors included."""
+    token = packed.token
     try:
         with _lock:
-            if packed.token in _released:
+            if token in _released:
                 return MatchFailed(job, "the run had already ended when this match reached the worker\n")
-            worker = _workers.get(packed.token)
+            worker = _workers.get(token)
             if worker is None:
-                worker = _workers[packed.token] = MatchWorker(_localised(packed))
-            _playing[packed.token] = _playing.get(packed.token, 0) + 1
+                worker = _workers[token] = MatchWorker(_localised(packed))
+            _playing[token] = _playing.get(token, 0) + 1
     except Exception:
         return MatchFailed(job, traceback.format_exc())
     try:
         return worker.attempt(job)
     finally:
         with _lock:
-            _playing[packed.token] -= 1
-            _lock.notify_all()
+            _playing[token] -= 1
+            ended = _ended(token)
+        if ended is not None:
+            ended.close()
 
 
 def release(token: str) -> None:
     """Shut down the bots a run kept on this worker (the arena calls it at the end of the run). A match of the
-    run may still be played here, one the scheduler ran again after a worker died: its bots are shut down once
+    run may still be played here, one the scheduler ran again after a worker died: then they are shut down as
     it ends, not under it (it would start them again, and nobody would stop them)."""
     with _lock:
         _released.add(token)
-        if not _lock.wait_for(lambda: not _playing.get(token), timeout=RELEASE_WAIT_S):
-            log.warning("dask: a match of the ended run %s still plays here; its bots are stopped under it", token)
-        worker = _workers.pop(token, None)
-    if worker is not None:
-        worker.close()
+        ended = _ended(token)
+    if ended is not None:
+        ended.close()
+
+
+def _ended(token: str) -> MatchWorker | None:
+    """The run's worker, taken away, once the run is released and none of its matches plays here (under _lock)."""
+    if token not in _released or _playing.get(token):
+        return None
+    _playing.pop(token, None)
+    return _workers.pop(token, None)
 
 
 def _localised(packed: PackedConfig) -> TournamentConfig:

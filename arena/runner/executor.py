@@ -10,6 +10,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Iterator, Sequence
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import SpawnContext
 from typing import TYPE_CHECKING, Protocol
@@ -75,6 +76,9 @@ class LocalExecutor:
 
     def __init__(self, config: TournamentConfig, workers: int) -> None:
         self._context = multiprocessing.get_context("spawn")  # no inherited sockets, threads or locks
+        # Started by the first worker's start otherwise, and it unblocks SIGINT and SIGTERM when it has started,
+        # while _Worker holds them blocked for the worker.
+        resource_tracker.ensure_running()
         self._config = config
         cpus = sorted(os.sched_getaffinity(0))
         pin = len(cpus) >= workers  # with fewer cores than workers, the scheduler places them better
