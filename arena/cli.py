@@ -209,9 +209,12 @@ def _bots(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from arena.config import Format, config_hash, load_config
     from arena.runner.schedule import preview
-    from arena.store.database import recorded_config_hash, recorded_durations
+    from arena.store.database import another_configuration, recorded_config_hash, recorded_durations
 
     config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
+    stored, this = recorded_config_hash(config.output), config_hash(config)
+    if stored is not None and stored != this:  # as arena run would refuse it
+        raise another_configuration(config.output, stored, this)
     size = preview(config)
     print(
         f"{args.file}: ok — {config.format.value}, {_plural(len(config.bots), 'bot', 'bots')},"
@@ -229,13 +232,6 @@ def _validate(args: argparse.Namespace) -> int:
         times = size.matches // size.tables
         again = f", each played {times} times" if times > 1 and size.matches % size.tables == 0 else ""
         print(f"  {matches}: {_plural(size.tables, 'table', 'tables')} (each its own group of bots){again}")
-    stored = recorded_config_hash(config.output)
-    if stored is not None and stored != config_hash(config):
-        print(
-            f"  {config.output} holds the results of a different configuration: arena run will not add to them;"
-            " use another output folder, or arena run --restart to discard those results"
-        )
-        return 2
     durations = recorded_durations(config.output)
     if durations and config.sprt is not None:  # its length is the test's to decide
         state = _sprt_lines(config.output, "table")[3].removeprefix("decision: ")
@@ -596,9 +592,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Check a tournament's YAML file: its keys and types, the ruleset and table size, the bots (installed"
             " ones exist, command bots' files and directories are there) and the format's section, and says how"
-            " much of it its output folder holds already (refused, as arena run refuses it, if that folder holds"
-            " another configuration's results). Prints every"
-            " problem as FILE:LINE: field: problem (exit status 2), or a one-line summary. See docs/configuration.md."
+            " much of it its output folder holds already. Prints every problem as FILE:LINE: field: problem (exit"
+            " status 2), or a summary. Like arena run, it refuses an output folder that holds another"
+            " configuration's results. See docs/configuration.md."
         ),
     )
     validate.add_argument("file", type=Path, metavar="FILE", help="a tournament file (YAML)")

@@ -304,10 +304,28 @@ def test_a_command_bots_script_must_be_there(tmp_path: Path) -> None:
     (tmp_path / "alice").mkdir()
     (tmp_path / "alice" / "bot.py").write_text("")
     (tmp_path / "alice" / "helper.js").write_text("")
-    text = SMALL + "  - {name: alice, command: [python3, alice/bot.py, helper.js, --log=x.py, -m, pkg.mod]}\n"
-    assert load_config(write(tmp_path, text)).bots[2].command is not None  # helper.js: in the bot's directory
+    fine = (
+        "  - {name: alice, command: [python3, alice/bot.py, --log=x.py, -m, pkg.mod]}\n"
+        "  - {name: c, command: [sh, -c, exec python3 alice/bot.py]}\n"
+        "  - {name: d, command: [sh, -c, x.sh]}\n"
+        "  - {name: e, command: [java, -cp, 'alice/a.jar:alice/b.jar', Main]}\n"
+        "sandbox: basic\n"
+    )
+    assert load_config(write(tmp_path, SMALL + fine)).bots[2].command is not None
     path = write(tmp_path, SMALL + "  - {name: c, command: [python3, alice/bto.py]}\n")
     assert problems(path) == [f"7: bots[2].command[1]: no such file: alice/bto.py (not in {tmp_path.resolve()})"]
+
+
+def test_a_sandboxed_bots_script_is_named_from_the_yaml_files_folder(tmp_path: Path) -> None:
+    """It starts in a folder of its own: only at sandbox none does it start in its directory (dir)."""
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bot.py").write_text("")
+    bot = "  - {name: alice, command: [python3, bot.py], dir: alice}\n"
+    assert load_config(write(tmp_path, SMALL + bot + "sandbox: none\n")).bots[2].command is not None
+    assert problems(write(tmp_path, SMALL + bot + "sandbox: basic\n")) == [
+        f"7: bots[2].command[1]: no such file: bot.py (not in {tmp_path.resolve()}; a sandboxed bot does not start"
+        " in its directory: write the path from the YAML file's folder)"
+    ]
 
 
 def test_an_explicit_dir_is_the_bots_directory_and_its_program_may_live_there(tmp_path: Path) -> None:

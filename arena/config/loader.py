@@ -549,12 +549,7 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         find_program(_absolute_command(command, base), directory, _bot_path(sandbox))
     except SandboxError as error:
         yield _Problem((*loc, "command"), str(error))
-    for position, part in enumerate(command[1:], start=1):
-        if Path(part).suffix in SCRIPT_SUFFIXES and not part.startswith("-"):
-            places = dict.fromkeys((base.resolve(), directory))
-            if not any((place / part).exists() for place in places):
-                where = " nor in ".join(str(place) for place in places)
-                yield _Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
+    yield from _missing_scripts(command, loc, base.resolve(), directory, sandbox == SandboxLevel.NONE.value)
     if sandbox == SandboxLevel.STRICT.value:
         for old, new in zip(command, _absolute_command(command, base), strict=True):
             if new != old and not Path(new).is_relative_to(directory):
@@ -567,6 +562,24 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
 
 SCRIPT_SUFFIXES = frozenset({".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".jar", ".rb", ".pl", ".lua", ".php", ".sh"})
 """An argument of a command bot ending so names the bot's source: a typo in it would only show as a crash."""
+
+
+def _missing_scripts(
+    command: list[str], loc: Loc, base: Path, directory: Path, unsandboxed: bool
+) -> Iterator[_Problem]:
+    """The arguments that name a script which is not there. Relative to the YAML file's folder, where the arena
+    finds it; or, at sandbox none only, to the bot's directory, where the bot starts (elsewhere it starts in a
+    folder of its own). Code (after -c), lists (a classpath) and options are not names."""
+    for position, part in enumerate(command[1:], start=1):
+        named = Path(part).suffix in SCRIPT_SUFFIXES and command[position - 1] != "-c"
+        if not named or part.startswith("-") or os.pathsep in part or any(c.isspace() for c in part):
+            continue
+        if (base / part).exists() or (unsandboxed and (directory / part).exists()):
+            continue
+        where = f"{base} nor in {directory}" if unsandboxed and directory != base else str(base)
+        if (directory / part).exists():
+            where += "; a sandboxed bot does not start in its directory: write the path from the YAML file's folder"
+        yield _Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
 
 
 def _bot_path(sandbox: object) -> str:

@@ -144,10 +144,7 @@ class ResultStore:
             store._write_meta({**meta, "config_hash": config_hash, "created_at": str(time.time())})
         elif stored != config_hash:
             store.close()
-            raise StoreError(
-                f"{output} holds the results of a different configuration (stored hash {stored[:12]}, this"
-                f" file's {config_hash[:12]}); use another output folder, or --restart to discard those results"
-            )
+            raise another_configuration(output, stored, config_hash)
         return store
 
     @classmethod
@@ -407,6 +404,14 @@ _COLUMNS = (
     "match_id, round, seats, deal_key, seed, status, winners, ranking, tokens, duration_s, replay, finished_at,"
     " peak_memory"
 )
+
+
+def another_configuration(output: Path, stored: str, config_hash: str) -> StoreError:
+    """Why results of this configuration cannot go to `output`."""
+    return StoreError(
+        f"{output} holds the results of a different configuration (stored hash {stored[:12]}, this file's"
+        f" {config_hash[:12]}); use another output folder, or --restart to discard those results"
+    )
 
 
 def recorded_durations(output: Path) -> list[float]:
