@@ -6,6 +6,7 @@ all bootstrap.py does, decided here; start() hands it over and waits until the b
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import marshal
 import os
@@ -104,7 +105,7 @@ def start(
     setup_fd = -1
     try:
         try:
-            setup_fd = _above_stdio(os.memfd_create("arena-bot-setup", os.MFD_CLOEXEC))
+            setup_fd = _above_stdio(_memory_file())
             with open(setup_fd, "wb", closefd=False) as file:
                 file.write(setup.payload(argv, env))
             os.lseek(setup_fd, 0, os.SEEK_SET)
@@ -139,6 +140,19 @@ def start(
         where = f": {failure['filename']}" if failure["filename"] else ""
         raise subprocess.SubprocessError(f"sandbox: {failure['strerror']}{where}")
     return popen
+
+
+MFD_NOEXEC_SEAL = 0x0008
+"""Linux 6.3 on: a memory file that can never be executed, which a system with vm.memfd_noexec = 2 requires."""
+
+
+def _memory_file() -> int:
+    try:
+        return os.memfd_create("arena-bot-setup", os.MFD_CLOEXEC | MFD_NOEXEC_SEAL)
+    except OSError as error:
+        if error.errno != errno.EINVAL:  # a kernel before 6.3 knows no such flag
+            raise
+        return os.memfd_create("arena-bot-setup", os.MFD_CLOEXEC)
 
 
 def _above_stdio(fd: int) -> int:
