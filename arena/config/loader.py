@@ -574,10 +574,11 @@ def _missing_scripts(
         named = Path(part).suffix in SCRIPT_SUFFIXES and command[position - 1] != "-c"
         if not named or part.startswith("-") or os.pathsep in part or any(c.isspace() for c in part):
             continue
-        if (base / part).exists() or (unsandboxed and (directory / part).exists()):
+        in_directory = (directory / part).exists()
+        if (base / part).exists() or (unsandboxed and in_directory):
             continue
         where = f"{base} nor in {directory}" if unsandboxed and directory != base else str(base)
-        if (directory / part).exists():
+        if in_directory:
             where += "; a sandboxed bot does not start in its directory: write the path from the YAML file's folder"
         yield _Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
 
