@@ -112,9 +112,10 @@ class Match:
         self._drawn: tuple[Card, ...] = ()
         self._round_winners: tuple[int, ...] = ()
         self._result: MatchResult | None = None
-        self._player_views: list[tuple[tuple[object, ...], PlayerView] | None] = [None] * n
-        """Each seat's last PlayerView with what it was made of: most seats are unchanged from one view to
-        the next, and a reused view saves its consumers work too (the protocol encodes each one once)."""
+        self._public: list[PlayerView | None] = [None] * n
+        """Each seat's PlayerView, None once something of it changed: most seats are unchanged from one view to
+        the next, and a reused view saves its consumers work too (the protocol and the training environment
+        encode each one once)."""
         self._views: list[tuple[int, View] | None] = [None] * n
         """Each seat's last View and the length of the log when it was made."""
 
@@ -189,20 +190,18 @@ class Match:
         return view
 
     def _public_seats(self) -> tuple[PlayerView, ...]:
-        cache, views = self._player_views, []
-        for seat, name in enumerate(self.players):
-            made_of = (
-                self._tokens[seat],
-                self._in_round[seat],
-                self._protected[seat],
-                self._disqualified[seat],
-                tuple(self._discards[seat]),
-            )
-            cached = cache[seat]
-            if cached is None or cached[0] != made_of:
-                cached = cache[seat] = (made_of, PlayerView(name, *made_of))
-            views.append(cached[1])
-        return tuple(views)
+        public = self._public
+        for seat, made in enumerate(public):
+            if made is None:
+                public[seat] = PlayerView(
+                    self.players[seat],
+                    self._tokens[seat],
+                    self._in_round[seat],
+                    self._protected[seat],
+                    self._disqualified[seat],
+                    tuple(self._discards[seat]),
+                )
+        return tuple(public)  # type: ignore[arg-type]  # every seat is made by now
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -221,6 +220,7 @@ class Match:
         self._discards = [[] for _ in range(n)]
         self._in_round = [not dq for dq in self._disqualified]
         self._protected = [False] * n
+        self._public = [None] * n
         self._deck = list(reversed(deal.deck))
         self._set_aside = deal.set_aside
         self._removed_face_up = tuple(deal.removed_face_up)
@@ -262,6 +262,7 @@ class Match:
             raise RulesError(f"seat {seat} is already disqualified")
         self._log.append(Faulted(seat, reason, detail))
         self._disqualified[seat] = True
+        self._public[seat] = None
         if self._phase is Phase.DEAL:
             if self._disqualified.count(False) <= 1:
                 self._end_match()
@@ -366,7 +367,9 @@ class Match:
 
     def _start_turn(self, seat: int) -> None:
         self._current = seat
-        self._protected[seat] = False
+        if self._protected[seat]:
+            self._protected[seat] = False
+            self._public[seat] = None
         self._hands[seat].append(self._deck.pop())
         self._decision = self._play_decision(seat)
 
@@ -375,6 +378,7 @@ class Match:
         hand = self._hands[seat]
         hand.remove(card)
         self._discards[seat].append(card)
+        self._public[seat] = None
         log = self._log.append
         if target is None:
             log(Played(seat, card))
@@ -416,6 +420,7 @@ class Match:
             return
         discarded = hand.pop()
         self._discards[target].append(discarded)
+        self._public[target] = None
         drew: Card | None
         if self._deck:
             drew, from_set_aside = self._deck.pop(), False
@@ -454,6 +459,7 @@ class Match:
         hand.clear()
         self._in_round[seat] = False
         self._protected[seat] = False
+        self._public[seat] = None
         self._log.append(WentOut(seat, cards, cause))
 
     def _end_turn(self) -> None:
@@ -489,6 +495,7 @@ class Match:
             tokens[seat] += 1
         if spy_bonus is not None:
             tokens[spy_bonus] += 1
+        self._public = [None] * n
         self._log.append(RoundEnded(self._round, winners, spy_bonus, revealed, self._set_aside, tuple(tokens)))
         self._round_winners = winners
         remaining = [s for s in range(n) if not self._disqualified[s]]

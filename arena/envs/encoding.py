@@ -23,8 +23,8 @@ has the same length at every table size of a ruleset, so that one policy plays a
                       (its Priest, a Baron it took part in), one-hot
 
 The action space, per ruleset: every play (card, target relative to the actor or none, guess) and every
-Chancellor choice (the card kept, and the cards put under the deck, in order), whether legal or not; the mask
-says which are legal now.
+Chancellor choice (the card kept, and the first card put under the deck: the hand decides the other), whether
+legal or not; the mask says which are legal now.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from arena.engine import (
     DecisionKind,
     Event,
     Keep,
-    Play,
     PlayerView,
     PlayEvent,
     Ruleset,
@@ -51,8 +50,9 @@ from arena.engine import (
 from arena.protocol import parse_action
 
 Key = tuple[Any, ...]
-"""An answer with its target relative to the actor: ("play", card, target | None, guess | None) or
-("keep", card, bottom)."""
+"""An answer with its target relative to the actor: ("play", card, target | None, guess | None), or ("keep", card
+kept, first card put under the deck). Of a keep's three cards, the one kept and the one put under first tell the
+third; a keep decision always puts one card or two under the deck."""
 
 SEAT_FIELDS = 5
 """seated, tokens, in round, protected, out."""
@@ -77,14 +77,11 @@ class ActionSpace:
             else:
                 keys.append(("play", card, None, None))
         if Card.CHANCELLOR in ruleset.counts:
-            for keep in ruleset.cards:
-                keys.append(("keep", keep, ()))
-                keys += [("keep", keep, (first,)) for first in ruleset.cards]
-                keys += [("keep", keep, (first, second)) for first in ruleset.cards for second in ruleset.cards]
+            keys += [("keep", keep, first) for keep in ruleset.cards for first in ruleset.cards]
         self.keys = tuple(keys)
         self._index = {key: index for index, key in enumerate(keys)}
         self._absolute: dict[tuple[int, int], dict[Action, int]] = {}
-        self._masks: dict[tuple[int, int, int], tuple[tuple[Action, ...], np.ndarray]] = {}
+        self._legal: dict[tuple[int, int, int], tuple[Sequence[Action], np.ndarray, dict[int, Action]]] = {}
 
     @property
     def size(self) -> int:
@@ -104,7 +101,7 @@ class ActionSpace:
             index = known.get(action)
             if index is None:
                 if isinstance(action, Keep):
-                    key: Key = ("keep", action.keep, action.bottom)
+                    key: Key = ("keep", action.keep, action.bottom[0])
                 else:
                     target = None if action.target is None else (action.target - seat) % players
                     key = ("play", action.card, target, action.guess)
@@ -118,22 +115,25 @@ class ActionSpace:
         mask[self.indices(actions, seat, players)] = 1
         return mask
 
-    def legal_mask(self, legal: tuple[Action, ...], seat: int, players: int) -> np.ndarray:
-        """The mask of an engine's legal list. The engine hands out the same tuple for the same hand and
-        targets, so its mask is made once and copied (the tuple is kept, so that its id stays its own)."""
-        key = (id(legal), seat, players)
-        made = self._masks.get(key)
-        if made is None or made[0] is not legal:
-            made = self._masks[key] = (legal, self.mask(legal, seat, players))
-        return made[1].copy()
+    def legal_mask(self, legal: Sequence[Action], seat: int, players: int) -> np.ndarray:
+        """The mask of an engine's legal list (a copy: the caller may change it)."""
+        return self._legal_of(legal, seat, players)[1].copy()
 
-    def action_at(self, index: int, seat: int, players: int) -> Action:
-        """The answer of `seat` that `index` names (its target made absolute)."""
-        key = self.keys[index]
-        if key[0] == "keep":
-            return Keep(key[1], key[2])
-        target = None if key[2] is None else (seat + key[2]) % players
-        return Play(key[1], target, key[3])
+    def legal_at(self, index: int, legal: Sequence[Action], seat: int, players: int) -> Action | None:
+        """The answer of a legal list that `index` names; None if the mask does not allow it."""
+        return self._legal_of(legal, seat, players)[2].get(index)
+
+    def _legal_of(
+        self, legal: Sequence[Action], seat: int, players: int
+    ) -> tuple[Sequence[Action], np.ndarray, dict[int, Action]]:
+        """A legal list's mask and answers by index. The engine hands out the same tuple for the same hand and
+        targets, so these are made once for it (the tuple is kept, so that its id stays its own)."""
+        key = (id(legal), seat, players)
+        made = self._legal.get(key)
+        if made is None or made[0] is not legal:
+            indices = self.indices(legal, seat, players)
+            made = self._legal[key] = (legal, self.mask(legal, seat, players), dict(zip(indices, legal, strict=True)))
+        return made
 
 
 @cache
@@ -144,9 +144,7 @@ def action_space(ruleset: str) -> ActionSpace:
 @cache
 def observation_size(ruleset: str = "2019") -> int:
     """The observation's length: one for every table size of the ruleset."""
-    rules = get_ruleset(ruleset)
-    cards = len(rules.cards)
-    return 2 * cards + 3 + rules.max_players * (SEAT_FIELDS + 2 * cards)
+    return layout(ruleset).size
 
 
 def observation_high(ruleset: Ruleset) -> float:
@@ -154,46 +152,110 @@ def observation_high(ruleset: Ruleset) -> float:
     return float(len(ruleset.deck))
 
 
+class Layout:
+    """Where each field of one ruleset's observation is. Every field is a count below 256, so the vector is
+    filled as bytes and converted once: a fraction of the cost of numpy's item-by-item assignment. A seat's
+    fields are one segment, made once for each PlayerView and reused while the seat does not change."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.index = {card: position for position, card in enumerate(ruleset.cards)}
+        cards = len(self.index)
+        self.cards = cards
+        self.head = 2 * cards + 3
+        self.segment_size = SEAT_FIELDS + 2 * cards
+        self.size = self.head + ruleset.max_players * self.segment_size
+        self.shown = tuple(bytes(i == j for j in range(cards)) for i in range(cards))
+        """Per card index, the `seen` fields of a seat shown that card."""
+        self.padding = tuple(
+            bytes((ruleset.max_players - count) * self.segment_size) for count in range(ruleset.max_players + 1)
+        )
+        """Per table size, the seats it lacks."""
+
+    def segment(self, tokens: int, in_round: bool, protected: bool, out: bool, discards: Iterable[Card]) -> bytes:
+        """A seat's fields, shown nothing: seated, tokens, in round, protected, out, discards by type, seen."""
+        values = bytearray((1, tokens, in_round, protected, out)) + bytes(2 * self.cards)
+        index = self.index
+        for card in discards:
+            values[SEAT_FIELDS + index[card]] += 1
+        return bytes(values)
+
+    def observation(
+        self,
+        seat: int,
+        hand: Iterable[Card],
+        play: bool,
+        keep: bool,
+        deck: int,
+        face_up: Iterable[Card],
+        segments: list[bytes],
+        seen: Mapping[int, Card],
+    ) -> np.ndarray:
+        """The vector of `seat`, from every seat's segment in absolute order and what `seat` was shown."""
+        index, cards = self.index, self.cards
+        head = bytearray(self.head)
+        for card in hand:
+            head[index[card]] += 1
+        head[cards] = play
+        head[cards + 1] = keep
+        head[cards + 2] = deck
+        for card in face_up:
+            head[cards + 3 + index[card]] += 1
+        count = len(segments)
+        ordered = segments[seat:] + segments[:seat]
+        for shown_seat, card in seen.items():
+            relative = (shown_seat - seat) % count
+            ordered[relative] = ordered[relative][: SEAT_FIELDS + cards] + self.shown[index[card]]
+        return np.frombuffer(head + b"".join(ordered) + self.padding[count], dtype=np.uint8).astype(np.float32)
+
+
 @cache
-def _card_index(ruleset: str) -> dict[Card, int]:
-    return {card: index for index, card in enumerate(get_ruleset(ruleset).cards)}
+def layout(ruleset: str) -> Layout:
+    return Layout(get_ruleset(ruleset))
 
 
 class ViewEncoder:
-    """encode_view for the seats of one match after another, cheaper at every turn: a seat's public fields are
-    encoded again only when the engine hands out a new PlayerView for it (it keeps one while nothing of the seat
+    """encode_view for the seats of one match after another, cheaper at every turn: a seat's segment is made
+    again only when the engine hands out a new PlayerView for it (it keeps one while nothing of the seat
     changes)."""
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
-        self._index = _card_index(ruleset.name)
+        self._layout = layout(ruleset.name)
         self._space = action_space(ruleset.name)
-        self._blocks: list[tuple[PlayerView, bytes] | None] = [None] * ruleset.max_players
+        self._segments: list[tuple[PlayerView, bytes] | None] = [None] * ruleset.max_players
 
     def encode(self, view: View, events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
         """(observation, mask) of a seat's view and the events it was told since its previous turn."""
-        blocks, known, index = [], self._blocks, self._index
-        for seat, player in enumerate(view.players):
-            made = known[seat]
-            if made is None or made[0] is not player:
-                block = _seat_block(
-                    player.tokens, player.in_round, player.protected, player.disqualified, player.discards, index
-                )
-                made = known[seat] = (player, block)
-            blocks.append(made[1])
+        plays = ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent)
+        return self.encode_seen(view, seen_in(view.seat, plays))
+
+    def encode_seen(self, view: View, seen: Mapping[int, Card]) -> tuple[np.ndarray, np.ndarray]:
+        """(observation, mask) of a seat's view and the cards it was privately shown since its previous turn,
+        by the seat that holds each (seen_in)."""
+        known = self._segments
+        segments = [
+            made[1] if (made := known[seat]) is not None and made[0] is player else self._segment(seat, player)
+            for seat, player in enumerate(view.players)
+        ]
         decision = view.decision
-        observation = _observation(
-            self.ruleset,
+        observation = self._layout.observation(
             view.seat,
             view.hand,
             decision is DecisionKind.PLAY,
             decision is DecisionKind.CHANCELLOR,
             view.deck,
             view.removed_face_up,
-            blocks,
-            _seen(view.seat, ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent)),
+            segments,
+            seen,
         )
-        return observation, self._space.legal_mask(view.legal, view.seat, len(blocks))
+        return observation, self._space.legal_mask(view.legal, view.seat, len(segments))
+
+    def _segment(self, seat: int, player: PlayerView) -> bytes:
+        made = self._layout.segment(
+            player.tokens, player.in_round, player.protected, player.disqualified, player.discards
+        )
+        self._segments[seat] = (player, made)
+        return made
 
 
 def encode_view(view: View, events: Sequence[Event], ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +265,7 @@ def encode_view(view: View, events: Sequence[Event], ruleset: Ruleset) -> tuple[
 
 def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarray, np.ndarray]:
     """(observation, mask) of a protocol `act` message: exactly what encode_view gives for the same turn."""
-    rules = get_ruleset(ruleset)
+    fields = layout(ruleset)
     label = Card.from_label
     seat = int(message["seat"])
     plays = []
@@ -220,9 +282,7 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
                 )
             )
     players = message["players"]
-    index = _card_index(rules.name)
-    observation = _observation(
-        rules,
+    observation = fields.observation(
         seat,
         [label(card) for card in message["hand"]],
         message["decision"] == "play",
@@ -230,38 +290,34 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
         int(message["deck"]),
         [label(card) for card in message["removed_face_up"]],
         [
-            _seat_block(
-                p["tokens"],
-                p["in_round"],
-                p["protected"],
-                p.get("disqualified", False),
-                [label(c) for c in p["discards"]],
-                index,
+            fields.segment(
+                p["tokens"], p["in_round"], p["protected"], p.get("disqualified", False), map(label, p["discards"])
             )
             for p in players
         ],
-        _seen(seat, plays),
+        seen_in(seat, plays),
     )
     legal = [parse_action(answer) for answer in message["legal"]]
-    return observation, action_space(rules.name).mask(legal, seat, len(players))
+    return observation, action_space(ruleset).mask(legal, seat, len(players))
 
 
 def decode(index: int, message: Mapping[str, Any], ruleset: str = "2019") -> dict[str, Any]:
     """The reply to an `act` message that answers with the action `index` names (ValueError if it is not legal)."""
     seat, players = int(message["seat"]), len(message["players"])
-    action = action_space(ruleset).action_at(int(index), seat, players)
-    for position, answer in enumerate(message["legal"]):
-        if parse_action(answer) == action:
+    legal = [parse_action(answer) for answer in message["legal"]]
+    for position, found in enumerate(action_space(ruleset).indices(legal, seat, players)):
+        if found == index:
             return {"type": "action", "index": position}
-    raise ValueError(f"action {index} ({action}) is not among the legal answers")
+    raise ValueError(f"action {index} is not among the legal answers")
 
 
 SHOWING = (Card.PRIEST, Card.BARON)
-"""The cards whose play shows a seat another's card: the only plays an observation reads (_seen)."""
+"""The cards whose play shows a seat another's card: the only plays an observation reads (seen_in)."""
 
 
-def _seen(seat: int, plays: Any) -> dict[int, Card]:
-    """The cards this seat was privately shown in these plays: its Priest's, a Baron's it took part in."""
+def seen_in(seat: int, plays: Iterable[tuple[int, Card, int | None, Card | None, Any]]) -> dict[int, Card]:
+    """The cards this seat was privately shown in these plays (seat, card, target, seen, compared), by the seat
+    holding each: its Priest's, a Baron's it took part in. A later sight of a seat's card replaces an earlier."""
     found: dict[int, Card] = {}
     for player, card, target, shown, compared in plays:
         if card is Card.PRIEST and player == seat and shown is not None and target is not None:
@@ -271,54 +327,3 @@ def _seen(seat: int, plays: Any) -> dict[int, Card]:
                 if other != seat:
                     found[other] = held
     return found
-
-
-def _seat_block(
-    tokens: int, in_round: bool, protected: bool, out: bool, discards: Iterable[Card], index: Mapping[Card, int]
-) -> bytes:
-    """A seat's public fields: seated, tokens, in round, protected, out, discards by type."""
-    values = bytearray((1, tokens, in_round, protected, out)) + bytes(len(index))
-    for card in discards:
-        values[SEAT_FIELDS + index[card]] += 1
-    return bytes(values)
-
-
-@cache
-def _one_hot(cards: int) -> tuple[bytes, ...]:
-    """Per card index, the `seen` fields of a seat shown that card; the last entry: shown nothing."""
-    return (*(bytes(i == j for j in range(cards)) for i in range(cards)), bytes(cards))
-
-
-def _observation(
-    ruleset: Ruleset,
-    seat: int,
-    hand: Sequence[Card],
-    play: bool,
-    keep: bool,
-    deck: int,
-    face_up: Sequence[Card],
-    blocks: Sequence[bytes],
-    seen: Mapping[int, Card],
-) -> np.ndarray:
-    # Every field is a count below 256: filled as bytes and converted once, it costs a fraction of numpy's
-    # item-by-item assignment.
-    index = _card_index(ruleset.name)
-    cards = len(index)
-    head = bytearray(2 * cards + 3)
-    for card in hand:
-        head[index[card]] += 1
-    head[cards] = play
-    head[cards + 1] = keep
-    head[cards + 2] = deck
-    for card in face_up:
-        head[cards + 3 + index[card]] += 1
-    one_hot = _one_hot(cards)
-    parts: list[bytes | bytearray] = [head]
-    count = len(blocks)
-    for relative in range(count):
-        absolute = (seat + relative) % count
-        parts.append(blocks[absolute])
-        shown = seen.get(absolute)
-        parts.append(one_hot[-1] if shown is None else one_hot[index[shown]])
-    parts.append(bytes((ruleset.max_players - count) * (SEAT_FIELDS + 2 * cards)))
-    return np.frombuffer(b"".join(parts), dtype=np.uint8).astype(np.float32)

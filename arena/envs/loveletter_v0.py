@@ -25,19 +25,21 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from arena.engine import (
+    Card,
     EventFeed,
     FaultReason,
     Match,
     Observer,
     Phase,
+    Play,
     Played,
     RoundEnded,
     get_ruleset,
-    project,
 )
-from arena.envs.encoding import SHOWING, ViewEncoder, action_space, observation_high, observation_size
+from arena.envs.encoding import SHOWING, ViewEncoder, action_space, observation_high, observation_size, seen_in
 from arena.players import MatchInfo, Player
 from arena.plugins import load_registry
 from arena.replay import write_replay
@@ -60,6 +62,18 @@ class OrderEnforcing(OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def step(self, action: Any) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # its error or warning
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return TurnsInOrder(self, max_iter)
+
     @property
     def agents(self) -> list[str]:
         if not self._has_reset:
@@ -71,6 +85,25 @@ class OrderEnforcing(OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.agent_selection
+
+
+class TurnsInOrder(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return NextTurn(self.env, self.max_iter)
+
+
+class NextTurn(AECOrderEnforcingIterator):
+    """PettingZoo's iterator and its check that each turn was stepped, reading the environment directly."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 class OneMatch:
@@ -150,8 +183,8 @@ class raw_env(OneMatch, AECEnv):
         self._next_seed = None
         self.match = Match(self.ruleset, list(self.possible_agents), match_seed)
         self.match_id = f"env-{match_seed}"
-        self._told = [0] * self.players
-        """Per seat, the log's length at its last turn: its observation holds the events since."""
+        self._shown: list[dict[int, Card]] = [{} for _ in range(self.players)]
+        """Per seat, the cards it was privately shown since its last turn, by the seat holding each."""
         self._rounds_seen = 0
         self._rewarded = True
         self.agents = list(self.possible_agents)
@@ -165,14 +198,7 @@ class raw_env(OneMatch, AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.match is not None
         seat = self._seat[agent]
-        # Of the events since the seat's last turn, the observation reads only what it was privately shown: the
-        # plays of a Priest or a Baron, projected for this seat alone.
-        events = [
-            event
-            for record in self.match.records[self._told[seat] :]
-            if type(record) is Played and record.card in SHOWING and (event := project(record, seat)) is not None
-        ]
-        observation, mask = self._encoder.encode(self.match.view(seat), events)
+        observation, mask = self._encoder.encode_seen(self.match.view(seat), self._shown[seat])
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -181,26 +207,43 @@ class raw_env(OneMatch, AECEnv):
             self._was_dead_step(action)
             return
         match = self.match
-        assert match is not None and match.decision is not None
-        seat = match.decision.seat
+        assert match is not None
+        decision = match.decision
+        assert decision is not None
+        seat = decision.seat
         self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
         if self._rewarded:
             self._clear_rewards()
-        chosen = None if action is None else self._space.action_at(int(action), seat, self.players)
-        self._told[seat] = len(match.records)
-        illegal = chosen is None or not match.decision.accepts(chosen)
-        if chosen is not None and not illegal:
+        chosen = None
+        if action is not None:
+            index = int(action)
+            if not 0 <= index < self._space.size:
+                raise ValueError(f"action {action} is outside the action space (0 to {self._space.size - 1})")
+            chosen = self._space.legal_at(index, decision.legal, seat, self.players)
+        self._shown[seat] = {}  # what it was shown is in the observation it answered
+        if chosen is not None:
             match.apply(chosen)
+            if type(chosen) is Play and chosen.card in SHOWING:  # the only answers that show a seat a card
+                self._note_sights()
         else:  # as in a tournament: the seat is out of the match, and has lost it
             match.disqualify(seat, FaultReason.ILLEGAL, f"action {action} is not among the legal answers")
             self.infos[agent] = {"illegal": True}
             self.rewards[agent] = -1.0
             self.terminations[agent] = True
-        self._rewarded = self._advance() or illegal
+        self._rewarded = self._advance() or chosen is None
         # Most steps end no round and no match: no reward to add, no agent to retire.
         if self._rewarded:
             self._accumulate_rewards()
             self._deads_step_first()
+
+    def _note_sights(self) -> None:
+        """Give each seat what the play just made privately showed it: a Priest's card, a Baron's compared."""
+        assert self.match is not None
+        record = next(record for record in reversed(self.match.records) if type(record) is Played)
+        compared = dict(record.compared)
+        play = (record.seat, record.card, record.target, record.seen, compared)
+        for seat in compared or (record.seat,):
+            self._shown[seat].update(seen_in(seat, (play,)))
 
     def _advance(self) -> bool:
         """Deal until a decision is due or the match is over; give the rewards of the rounds and match that
@@ -216,16 +259,16 @@ class raw_env(OneMatch, AECEnv):
                     self._award(record.winners)
                     given = True
             self._rounds_seen = len(match.records)
-        if match.phase is Phase.OVER:
-            result = match.result
-            assert result is not None
-            if self.reward == "match":
-                self._award(result.winners)
-            self.terminations = dict.fromkeys(self.agents, True)
-            return True
-        assert match.decision is not None
-        self.agent_selection = self.possible_agents[match.decision.seat]
-        return given
+        decision = match.decision
+        if decision is not None:
+            self.agent_selection = self.possible_agents[decision.seat]
+            return given
+        result = match.result  # dealt until a decision is due: with none due, the match is over
+        assert result is not None
+        if self.reward == "match":
+            self._award(result.winners)
+        self.terminations = dict.fromkeys(self.agents, True)
+        return True
 
     def _award(self, winners: Collection[int]) -> None:
         """+1 to each winner still playing, -1 to the others."""
@@ -331,9 +374,9 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         match = self.match
         assert match is not None and match.decision is not None and match.decision.seat == self.seat
-        chosen = self._space.action_at(int(action), self.seat, self.players)
+        chosen = self._space.legal_at(int(action), match.decision.legal, self.seat, self.players)
         info: dict[str, Any] = {}
-        if match.decision.accepts(chosen):
+        if chosen is not None:
             match.apply(chosen)
         else:
             match.disqualify(self.seat, FaultReason.ILLEGAL, f"action {action} is not among the legal answers")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from policy import LinearPolicy
 
-from arena.envs import decode, encode, observation_size
+from arena.envs import action_space, decode, encode, observation_size
 from arena.sdk import run
 
 HERE = Path(__file__).resolve().parent
@@ -24,8 +24,8 @@ class PolicyBot:
 
     def match_start(self, message: dict) -> None:
         self.ruleset = message["ruleset"]
-        if observation_size(self.ruleset) != self.policy.weights.shape[0]:
-            sys.exit(f"policy.npz was not trained for the {self.ruleset} ruleset")
+        if (observation_size(self.ruleset), action_space(self.ruleset).size) != self.policy.weights.shape:
+            sys.exit(f"policy.npz was not trained for the {self.ruleset} ruleset and this arena's encoding")
 
     def act(self, message: dict) -> int:
         observation, mask = encode(message, self.ruleset)

@@ -31,7 +31,9 @@ from arena.engine import (
     Phase,
     Play,
     Played,
+    PlayerView,
     Record,
+    RoundEnded,
     RoundStarted,
     project,
 )
@@ -255,6 +257,35 @@ def test_no_event_or_view_shows_a_seat_what_it_may_not_know(plan: MatchPlan) -> 
     for record in match.records:
         if isinstance(record, Played) and record.seen is not None:
             assert project(record, record.seat).seen is record.seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(match_plans())
+def test_every_view_shows_the_table_as_it_is_and_makes_a_seat_again_only_when_it_changed(plan: MatchPlan) -> None:
+    """A stale PlayerView would differ from the table here; a needless new one would cost its consumers (the
+    protocol, the environment) an encoding at every turn. Only a round's end and start remake every seat."""
+    shown: dict[int, tuple[tuple[object, ...], PlayerView]] = {}
+    checked = [0]
+
+    def public_fields_are_current(match: Match) -> None:
+        state = match.state()
+        new_round = any(isinstance(r, RoundStarted | RoundEnded) for r in match.records[checked[0] :])
+        checked[0] = len(match.records)
+        for seat, player in enumerate(match.view(0).players):
+            fields = (
+                state.tokens[seat],
+                state.in_round[seat],
+                state.protected[seat],
+                state.disqualified[seat],
+                state.discards[seat],
+            )
+            assert (player.tokens, player.in_round, player.protected, player.disqualified, player.discards) == fields
+            before = shown.get(seat)
+            if before is not None and before[0] == fields and not new_round:
+                assert before[1] is player, f"seat {seat} was made again with nothing changed"
+            shown[seat] = (fields, player)
+
+    play_random(plan, public_fields_are_current)
 
 
 def test_scrambling_does_change_what_a_leaky_projection_would_show() -> None:

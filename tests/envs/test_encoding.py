@@ -4,6 +4,7 @@ checked against real messages of a bot process in a real tournament, and answers
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from arena.engine import Card, Keep, Match, Observer, Play, get_ruleset
+from arena.engine.actions import keep_legal
 from arena.envs import action_space, decode, encode, encode_view, observation_size
 from arena.protocol import act_message, parse_action
 from arena.replay import read_replay
@@ -92,7 +94,7 @@ def test_a_bot_process_encodes_its_act_messages_as_the_engine_encodes_its_views(
         assert [sent for _, sent in said] == [made for made, _ in expected]
         seat = next(row for row in results if row["match_id"] == match_id)["seats"].index("digest")
         for (index, _), (_, answer) in zip(said, expected, strict=True):
-            assert space.action_at(int(index), seat, players) == answer
+            assert space.index_of(answer, seat, players) == int(index)
         turns_seen += len(said)
     assert turns_seen > 20
 
@@ -112,8 +114,20 @@ def test_every_answer_has_one_index_and_decodes_back_to_itself() -> None:
                 view = match.view(match.decision.seat)
                 for action in view.legal:
                     index = space.index_of(action, view.seat, players)
-                    assert space.action_at(index, view.seat, players) == action
+                    assert space.legal_at(index, view.legal, view.seat, players) is action
                 match.apply(rng.choice(view.legal))
+
+
+def test_every_chancellor_choice_of_every_hand_has_an_index_of_its_own() -> None:
+    """A keep's index names the card kept and the first put under: with the hand, that is the whole choice."""
+    space = action_space("2019")
+    cards = get_ruleset("2019").cards
+    for size in (2, 3):
+        for hand in itertools.combinations_with_replacement(cards, size):
+            legal = keep_legal(hand)
+            indices = space.indices(legal, seat=0, players=4)
+            assert len(set(indices)) == len(legal), hand
+            assert [space.legal_at(index, legal, 0, 4) for index in indices] == list(legal)
 
 
 def test_targets_are_numbered_from_the_actor_so_a_policy_is_the_same_at_every_seat() -> None:
@@ -121,9 +135,12 @@ def test_targets_are_numbered_from_the_actor_so_a_policy_is_the_same_at_every_se
     from_seat_0 = space.index_of(Play(Card.GUARD, 1, Card.PRIEST), seat=0, players=4)
     from_seat_3 = space.index_of(Play(Card.GUARD, 0, Card.PRIEST), seat=3, players=4)
     assert from_seat_0 == from_seat_3
-    assert space.action_at(from_seat_0, seat=2, players=4) == Play(Card.GUARD, 3, Card.PRIEST)
-    keep = space.index_of(Keep(Card.SPY, (Card.GUARD, Card.PRINCESS)), seat=1, players=2)
-    assert space.action_at(keep, seat=0, players=3) == Keep(Card.SPY, (Card.GUARD, Card.PRINCESS))
+    from_seat_2 = Play(Card.GUARD, 3, Card.PRIEST)
+    assert (
+        space.legal_at(from_seat_0, (Play(Card.GUARD, 2, Card.PRIEST), from_seat_2), seat=2, players=4) is from_seat_2
+    )
+    keep = Keep(Card.SPY, (Card.GUARD, Card.PRINCESS))
+    assert space.index_of(keep, seat=1, players=2) == space.index_of(keep, seat=0, players=3)
 
 
 def test_the_observation_has_one_length_at_every_table_the_seats_a_table_lacks_left_empty() -> None:

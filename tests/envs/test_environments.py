@@ -12,7 +12,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-from arena.envs import action_space, loveletter_v0
+from arena.engine import Observer, get_ruleset
+from arena.envs import action_space, encode_view, loveletter_v0
 from arena.errors import PluginError
 from arena.plugins.registry import BotRegistry
 from arena.plugins.spec import BotSpec
@@ -46,6 +47,37 @@ def play_aec(seed: int, players: int = 4, **options: object) -> tuple[list[tuple
         moves.append((agent, answer))
         env.step(answer)
     return moves, totals
+
+
+@pytest.mark.parametrize(("players", "ruleset"), [(2, "2019"), (4, "2019"), (6, "2019"), (4, "classic")])
+def test_each_agent_observes_what_its_seat_is_told_and_nothing_more(players: int, ruleset: str) -> None:
+    """At every turn, the environment's observation is encode_view of the seat's own view and the events the
+    engine told it since its previous turn: what the protocol's act message would say. Some answers are illegal,
+    so that seats leave the match part-way."""
+    env = loveletter_v0.env(players=players, ruleset=ruleset)
+    space = action_space(ruleset)
+    turns = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        match = env.unwrapped.match
+        observers = [Observer(match, seat) for seat in range(players)]
+        rng = np.random.default_rng(seed)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            observer = observers[env.possible_agents.index(agent)]
+            expected = encode_view(observer.view(), observer.take_events(), get_ruleset(ruleset))
+            assert (observation["observation"] == expected[0]).all() and (
+                observation["action_mask"] == expected[1]
+            ).all()
+            turns += 1
+            mask = observation["action_mask"]
+            illegal = rng.random() < 0.01
+            env.step(int(rng.choice(np.flatnonzero(mask == 0 if illegal else mask))))
+    assert turns > 12 * 20
+    assert space.size == len(expected[1])
 
 
 def test_the_same_seed_plays_the_same_game_and_another_seed_another() -> None:
@@ -135,7 +167,7 @@ def test_the_learner_moves_only_on_its_turns_and_gets_the_match_reward_at_the_en
             match = env.match
             assert match.decision.seat == env.seat
             legal = np.flatnonzero(info["action_mask"])
-            assert {space.action_at(int(i), env.seat, 2) for i in legal} == set(match.view(env.seat).legal)
+            assert sorted(legal) == sorted(space.indices(match.view(env.seat).legal, env.seat, 2))
             _, reward, over, truncated, info = env.step(int(legal[0]))
             assert not truncated
         assert reward == (1.0 if env.seat in match.result.winners else -1.0)
