@@ -79,13 +79,10 @@ class ActionSpace:
         if Card.CHANCELLOR in ruleset.counts:
             keys += [("keep", keep, first) for keep in ruleset.cards for first in ruleset.cards]
         self.keys = tuple(keys)
+        self.size = len(keys)
         self._index = {key: index for index, key in enumerate(keys)}
         self._absolute: dict[tuple[int, int], dict[Action, int]] = {}
         self._legal: dict[tuple[int, int, int], tuple[Sequence[Action], np.ndarray, dict[int, Action]]] = {}
-
-    @property
-    def size(self) -> int:
-        return len(self.keys)
 
     def index_of(self, action: Action, seat: int, players: int) -> int:
         """The index of an answer of `seat` at a table of `players`."""
