@@ -19,8 +19,9 @@ has the same length at every table size of a ruleset, so that one policy plays a
       protected   1
       out         1   disqualified from the match (a fault)
       discards    C   face-up discards of the round, by type
-      seen        C   the card this seat was privately shown the other holds, in the events of this turn
-                      (its Priest, a Baron it took part in), one-hot
+      seen        C   the card this seat was privately shown the other holds since its previous turn
+                      (its Priest, a Baron it took part in), one-hot; one shown before a round's end is
+                      still told at the first turn of the next, as the protocol's events tell it
 
 The action space, per ruleset: every play (card, target relative to the actor or none, guess) and every
 Chancellor choice (the card kept, and the first card put under the deck: the hand decides the other), whether
@@ -82,7 +83,7 @@ class ActionSpace:
         self.size = len(keys)
         self._index = {key: index for index, key in enumerate(keys)}
         self._absolute: dict[tuple[int, int], dict[Action, int]] = {}
-        self._legal: dict[tuple[int, int, int], tuple[Sequence[Action], np.ndarray, dict[int, Action]]] = {}
+        self._legal: dict[tuple[int, int, int], tuple[tuple[Action, ...], np.ndarray, dict[int, Action]]] = {}
 
     def index_of(self, action: Action, seat: int, players: int) -> int:
         """The index of an answer of `seat` at a table of `players`."""
@@ -112,19 +113,23 @@ class ActionSpace:
         mask[self.indices(actions, seat, players)] = 1
         return mask
 
-    def legal_mask(self, legal: Sequence[Action], seat: int, players: int) -> np.ndarray:
-        """The mask of an engine's legal list (a copy: the caller may change it)."""
+    def legal_mask(self, legal: tuple[Action, ...], seat: int, players: int) -> np.ndarray:
+        """The mask of one of the engine's legal tuples (a copy: the caller may change it)."""
         return self._legal_of(legal, seat, players)[1].copy()
 
-    def legal_at(self, index: int, legal: Sequence[Action], seat: int, players: int) -> Action | None:
-        """The answer of a legal list that `index` names; None if the mask does not allow it."""
+    def legal_at(self, index: int, legal: tuple[Action, ...], seat: int, players: int) -> Action | None:
+        """The answer of one of the engine's legal tuples that `index` names; None if the mask does not allow it.
+        An index outside the space is no answer at all, and a ValueError."""
+        if not 0 <= index < self.size:
+            raise ValueError(f"action {index} is outside the action space (0 to {self.size - 1})")
         return self._legal_of(legal, seat, players)[2].get(index)
 
     def _legal_of(
-        self, legal: Sequence[Action], seat: int, players: int
-    ) -> tuple[Sequence[Action], np.ndarray, dict[int, Action]]:
-        """A legal list's mask and answers by index. The engine hands out the same tuple for the same hand and
-        targets, so these are made once for it (the tuple is kept, so that its id stays its own)."""
+        self, legal: tuple[Action, ...], seat: int, players: int
+    ) -> tuple[tuple[Action, ...], np.ndarray, dict[int, Action]]:
+        """A legal tuple's mask and answers by index. The engine hands out the same tuple for the same hand and
+        targets (a bounded number of them), so these are made once for it; the tuple is kept, so that its id
+        stays its own."""
         key = (id(legal), seat, players)
         made = self._legal.get(key)
         if made is None or made[0] is not legal:
@@ -138,7 +143,6 @@ def action_space(ruleset: str) -> ActionSpace:
     return ActionSpace(get_ruleset(ruleset))
 
 
-@cache
 def observation_size(ruleset: str = "2019") -> int:
     """The observation's length: one for every table size of the ruleset."""
     return layout(ruleset).size

@@ -53,9 +53,10 @@ def env(**options: Any) -> AECEnv:
 
 
 class OrderEnforcing(OrderEnforcingWrapper):
-    """PettingZoo's order checks, without its cost at every step: last() and the attributes agent_iter reads
-    at each turn go straight to the environment once it has been reset (through the wrapper's __getattr__ they
-    took a third of a step's time)."""
+    """PettingZoo's order checks, without its cost at every step: last(), step() and the attributes agent_iter
+    reads at each turn go straight to the environment once it has been reset (through the wrapper's __getattr__
+    they took a third of a step's time). It and NextTurn keep the checks of PettingZoo's own classes (1.24 to 1.27),
+    the private _has_reset and _has_updated included; api_test runs them (tests/envs/test_environments.py)."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
@@ -214,12 +215,7 @@ class raw_env(OneMatch, AECEnv):
         self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
         if self._rewarded:
             self._clear_rewards()
-        chosen = None
-        if action is not None:
-            index = int(action)
-            if not 0 <= index < self._space.size:
-                raise ValueError(f"action {action} is outside the action space (0 to {self._space.size - 1})")
-            chosen = self._space.legal_at(index, decision.legal, seat, self.players)
+        chosen = None if action is None else self._space.legal_at(int(action), decision.legal, seat, self.players)
         self._shown[seat] = {}  # what it was shown is in the observation it answered
         if chosen is not None:
             match.apply(chosen)

@@ -182,6 +182,23 @@ def test_the_learner_that_answers_illegally_has_lost() -> None:
     assert (reward, over, info["illegal"]) == (-1.0, True, True)
 
 
+@pytest.mark.parametrize("action", [-1, 187, 10**6])
+def test_an_action_outside_the_space_is_refused_by_both_environments_and_costs_nothing(action: int) -> None:
+    """Not an answer at all, but a learner's bug: a ValueError, and the match goes on as if it was not made."""
+    aec = loveletter_v0.env(players=2)
+    aec.reset(seed=1)
+    agent = aec.agent_selection
+    with pytest.raises(ValueError, match=f"action {action} is outside the action space \\(0 to 186\\)"):
+        aec.step(action)
+    assert aec.agent_selection == agent and not aec.terminations[agent]
+    assert aec.unwrapped.match.disqualified == ()
+    single = loveletter_v0.single_agent(opponents=["random"], seed=1)
+    single.reset()
+    with pytest.raises(ValueError, match="outside the action space"):
+        single.step(action)
+    assert single.match.disqualified == ()
+
+
 def test_render_shows_the_table_and_only_the_hand_of_the_player_to_move() -> None:
     env = loveletter_v0.env(players=2, render_mode="ansi")
     env.reset(seed=3)
