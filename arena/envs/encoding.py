@@ -109,8 +109,11 @@ class ActionSpace:
 
     def mask(self, actions: Sequence[Action], seat: int, players: int) -> np.ndarray:
         """1 at the index of each of these answers, 0 elsewhere."""
-        mask = np.zeros(len(self.keys), dtype=np.int8)
-        mask[self.indices(actions, seat, players)] = 1
+        return self._mask(self.indices(actions, seat, players))
+
+    def _mask(self, indices: list[int]) -> np.ndarray:
+        mask = np.zeros(self.size, dtype=np.int8)
+        mask[indices] = 1
         return mask
 
     def legal_mask(self, legal: tuple[Action, ...], seat: int, players: int) -> np.ndarray:
@@ -134,7 +137,7 @@ class ActionSpace:
         made = self._legal.get(key)
         if made is None or made[0] is not legal:
             indices = self.indices(legal, seat, players)
-            made = self._legal[key] = (legal, self.mask(legal, seat, players), dict(zip(indices, legal, strict=True)))
+            made = self._legal[key] = (legal, self._mask(indices), dict(zip(indices, legal, strict=True)))
         return made
 
 
