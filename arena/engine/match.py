@@ -167,6 +167,19 @@ class Match:
             tokens=tuple(self._tokens),
         )
 
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """A seat's hand: for a consumer that reads the table field by field instead of through a View (the
+        training environment, at every step)."""
+        return tuple(self._hands[seat])
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._deck)
+
+    @property
+    def removed_face_up(self) -> tuple[Card, ...]:
+        return self._removed_face_up
+
     def view(self, seat: int) -> View:
         """What `seat` may see now: its own hand and the public table. Between two records nothing changes, so a
         view asked for again (a bot's player and a judge of its moves) is the one made before."""
@@ -181,7 +194,7 @@ class Match:
             round=self._round,
             decision=mine.kind if mine else None,
             hand=tuple(self._hands[seat]),
-            players=self._public_seats(),
+            players=self.public_seats(),
             deck=len(self._deck),
             removed_face_up=self._removed_face_up,
             legal=mine.legal if mine else (),
@@ -189,7 +202,8 @@ class Match:
         self._views[seat] = (len(self._log), view)
         return view
 
-    def _public_seats(self) -> tuple[PlayerView, ...]:
+    def public_seats(self) -> tuple[PlayerView, ...]:
+        """Every seat as everyone sees it; a seat's PlayerView is the same object until something of it changes."""
         public = self._public
         for seat, made in enumerate(public):
             if made is None:

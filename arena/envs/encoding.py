@@ -83,7 +83,7 @@ class ActionSpace:
         self.size = len(keys)
         self._index = {key: index for index, key in enumerate(keys)}
         self._absolute: dict[tuple[int, int], dict[Action, int]] = {}
-        self._legal: dict[tuple[int, int, int], tuple[tuple[Action, ...], np.ndarray, dict[int, Action]]] = {}
+        self._legal: dict[tuple[int, int, int], LegalAnswers] = {}
 
     def index_of(self, action: Action, seat: int, players: int) -> int:
         """The index of an answer of `seat` at a table of `players`."""
@@ -116,29 +116,38 @@ class ActionSpace:
         mask[indices] = 1
         return mask
 
-    def legal_mask(self, legal: tuple[Action, ...], seat: int, players: int) -> np.ndarray:
-        """The mask of one of the engine's legal tuples (a copy: the caller may change it)."""
-        return self._legal_of(legal, seat, players)[1].copy()
-
-    def legal_at(self, index: int, legal: tuple[Action, ...], seat: int, players: int) -> Action | None:
-        """The answer of one of the engine's legal tuples that `index` names; None if the mask does not allow it.
-        An index outside the space is no answer at all, and a ValueError."""
-        if not 0 <= index < self.size:
-            raise ValueError(f"action {index} is outside the action space (0 to {self.size - 1})")
-        return self._legal_of(legal, seat, players)[2].get(index)
-
-    def _legal_of(
-        self, legal: tuple[Action, ...], seat: int, players: int
-    ) -> tuple[tuple[Action, ...], np.ndarray, dict[int, Action]]:
-        """A legal tuple's mask and answers by index. The engine hands out the same tuple for the same hand and
-        targets (a bounded number of them), so these are made once for it; the tuple is kept, so that its id
-        stays its own."""
+    def legal(self, legal: tuple[Action, ...], seat: int, players: int) -> LegalAnswers:
+        """The mask and the answers by index of one of the engine's legal tuples. The engine hands out the same
+        tuple for the same hand and targets (a bounded number of them), so these are made once for it; the tuple
+        is kept, so that its id stays its own."""
         key = (id(legal), seat, players)
         made = self._legal.get(key)
-        if made is None or made[0] is not legal:
+        if made is None or made.legal is not legal:
             indices = self.indices(legal, seat, players)
-            made = self._legal[key] = (legal, self._mask(indices), dict(zip(indices, legal, strict=True)))
+            made = self._legal[key] = LegalAnswers(
+                legal, seat, self._mask(indices), dict(zip(indices, legal, strict=True))
+            )
         return made
+
+
+class LegalAnswers:
+    """One legal tuple of one seat in the action space."""
+
+    __slots__ = ("by_index", "legal", "mask", "seat")
+
+    def __init__(self, legal: tuple[Action, ...], seat: int, mask: np.ndarray, by_index: dict[int, Action]) -> None:
+        self.legal = legal
+        self.seat = seat
+        self.mask = mask
+        """Shared: a caller gets a copy."""
+        self.by_index = by_index
+
+    def at(self, index: int) -> Action | None:
+        """The answer that `index` names; None if the mask does not allow it. An index outside the space is no
+        answer at all, and a ValueError."""
+        if not 0 <= index < len(self.mask):
+            raise ValueError(f"action {index} is outside the action space (0 to {len(self.mask) - 1})")
+        return self.by_index.get(index)
 
 
 @cache
@@ -157,59 +166,44 @@ def observation_high(ruleset: Ruleset) -> float:
 
 
 class Layout:
-    """Where each field of one ruleset's observation is. Every field is a count below 256, so the vector is
-    filled as bytes and converted once: a fraction of the cost of numpy's item-by-item assignment. A seat's
-    fields are one segment, made once for each PlayerView and reused while the seat does not change."""
+    """Where each field of one ruleset's observation is, in the observation and in a Table's buffer."""
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.index = {card: position for position, card in enumerate(ruleset.cards)}
-        cards = len(self.index)
-        self.cards = cards
-        self.head = 2 * cards + 3
-        self.segment_size = SEAT_FIELDS + 2 * cards
-        self.size = self.head + ruleset.max_players * self.segment_size
-        self.shown = tuple(bytes(i == j for j in range(cards)) for i in range(cards))
-        """Per card index, the `seen` fields of a seat shown that card."""
-        self.padding = tuple(
-            bytes((ruleset.max_players - count) * self.segment_size) for count in range(ruleset.max_players + 1)
-        )
-        """Per table size, the seats it lacks."""
+        self.cards = len(self.index)
+        self.max_players = ruleset.max_players
+        self.public_size = SEAT_FIELDS + self.cards
+        self.segment_size = self.public_size + self.cards
+        self.size = 2 * self.cards + 3 + ruleset.max_players * self.segment_size
+        self._gathers: dict[int, tuple[np.ndarray, ...]] = {}
 
-    def segment(self, tokens: int, in_round: bool, protected: bool, out: bool, discards: Iterable[Card]) -> bytes:
-        """A seat's fields, shown nothing: seated, tokens, in round, protected, out, discards by type, seen."""
-        values = bytearray((1, tokens, in_round, protected, out)) + bytes(2 * self.cards)
-        index = self.index
-        for card in discards:
-            values[SEAT_FIELDS + index[card]] += 1
-        return bytes(values)
+    def buffer(self, players: int) -> tuple[int, int, int, int]:
+        """A Table's buffer at a table of `players`: where the public fields, the zeros and the sights start, and
+        its size."""
+        public = 2 * self.cards + 3
+        zeros = public + players * self.public_size
+        seen = zeros + self.segment_size
+        return public, zeros, seen, seen + players * players * self.cards
 
-    def observation(
-        self,
-        seat: int,
-        hand: Iterable[Card],
-        play: bool,
-        keep: bool,
-        deck: int,
-        face_up: Iterable[Card],
-        segments: list[bytes],
-        seen: Mapping[int, Card],
-    ) -> np.ndarray:
-        """The vector of `seat`, from every seat's segment in absolute order and what `seat` was shown."""
-        index, cards = self.index, self.cards
-        head = bytearray(self.head)
-        for card in hand:
-            head[index[card]] += 1
-        head[cards] = play
-        head[cards + 1] = keep
-        head[cards + 2] = deck
-        for card in face_up:
-            head[cards + 3 + index[card]] += 1
-        count = len(segments)
-        ordered = segments[seat:] + segments[:seat]
-        for shown_seat, card in seen.items():
-            relative = (shown_seat - seat) % count
-            ordered[relative] = ordered[relative][: SEAT_FIELDS + cards] + self.shown[index[card]]
-        return np.frombuffer(head + b"".join(ordered) + self.padding[count], dtype=np.uint8).astype(np.float32)
+    def gathers(self, players: int) -> tuple[np.ndarray, ...]:
+        """Per seat at a table of `players`, where each field of its observation is in a Table's buffer."""
+        made = self._gathers.get(players)
+        if made is None:
+            made = self._gathers[players] = tuple(self._positions(seat, players) for seat in range(players))
+        return made
+
+    def _positions(self, seat: int, players: int) -> np.ndarray:
+        public, zeros, seen, _ = self.buffer(players)
+        found = list(range(public))
+        for relative in range(self.max_players):
+            if relative >= players:
+                found += range(zeros, seen)
+                continue
+            other = (seat + relative) % players
+            found += range(public + other * self.public_size, public + (other + 1) * self.public_size)
+            shown = seen + (seat * players + other) * self.cards
+            found += range(shown, shown + self.cards)
+        return np.array(found, dtype=np.intp)
 
 
 @cache
@@ -217,49 +211,122 @@ def layout(ruleset: str) -> Layout:
     return Layout(get_ruleset(ruleset))
 
 
+class Table:
+    """One table's fields, each written once into one buffer when it changes; a seat's observation is then one
+    numpy take of the buffer in its order. Every field is a count below 256, so the buffer is bytes.
+
+    The buffer: the hand, decision and deck of the seat observing; the face-up cards; each seat's public fields
+    (seated, tokens, in round, protected, out, discards by type); zeros, for the seats a smaller table lacks; and
+    for each seat observing, what it was shown of each seat's hand."""
+
+    def __init__(self, fields: Layout, players: int) -> None:
+        self.fields = fields
+        self.players = players
+        self._public_at, _, self._seen_at, size = fields.buffer(players)
+        self._buffer = bytearray(size)
+        self._values = np.frombuffer(self._buffer, dtype=np.uint8)
+        self._gathers = fields.gathers(players)
+        self._no_cards = bytes(fields.cards)
+        self._seated = bytes((1,)) + bytes(fields.public_size - 1)
+        self._nothing_seen = bytes(players * fields.cards)
+        self._shown = [False] * players
+        self._written: list[PlayerView | None] = [None] * players
+        self._face_up: tuple[Card, ...] | None = None
+
+    def write_turn(self, hand: Iterable[Card], play: bool, keep: bool, deck: int) -> None:
+        """The observing seat's hand by type, the decision due, the deck's size."""
+        buffer, index, cards = self._buffer, self.fields.index, self.fields.cards
+        buffer[:cards] = self._no_cards
+        for card in hand:
+            buffer[index[card]] += 1
+        buffer[cards] = play  # one item at a time: a slice from a tuple takes twice as long
+        buffer[cards + 1] = keep
+        buffer[cards + 2] = deck
+
+    def write_face_up(self, face_up: Iterable[Card]) -> None:
+        """The face-up cards of a 2-player round, by type."""
+        buffer, index, cards = self._buffer, self.fields.index, self.fields.cards
+        at = cards + 3
+        buffer[at : at + cards] = self._no_cards
+        for card in face_up:
+            buffer[at + index[card]] += 1
+
+    def write_seat(
+        self, seat: int, tokens: int, in_round: bool, protected: bool, out: bool, discards: Iterable[Card]
+    ) -> None:
+        """A seat's public fields: seated, tokens, in round, protected, out, discards by type."""
+        values = bytearray(self._seated)  # built apart and copied in at once: half the time of item by item
+        values[1] = tokens
+        values[2] = in_round
+        values[3] = protected
+        values[4] = out
+        index = self.fields.index
+        for card in discards:
+            values[SEAT_FIELDS + index[card]] += 1
+        at = self._public_at + seat * len(values)
+        self._buffer[at : at + len(values)] = values
+
+    def write_seen(self, seat: int, seen: Mapping[int, Card]) -> None:
+        """What `seat` was privately shown of the others' hands, by the seat that holds each card."""
+        if not seen and not self._shown[seat]:
+            return
+        buffer, index, cards = self._buffer, self.fields.index, self.fields.cards
+        at = self._seen_at + seat * self.players * cards
+        buffer[at : at + self.players * cards] = self._nothing_seen
+        for other, card in seen.items():
+            buffer[at + other * cards + index[card]] = 1
+        self._shown[seat] = bool(seen)
+
+    def observation(self, seat: int) -> np.ndarray:
+        """`seat`'s vector, a new array: a take of the buffer at the seat's positions."""
+        return self._values[self._gathers[seat]]
+
+    def encode(
+        self,
+        seat: int,
+        hand: Iterable[Card],
+        decision: DecisionKind | None,
+        deck: int,
+        face_up: tuple[Card, ...],
+        players: Sequence[PlayerView],
+    ) -> np.ndarray:
+        """`seat`'s vector from the fields of its View, and what write_seen last wrote it was shown. A seat's
+        public fields are written again only when the engine hands out a new PlayerView for it (it keeps one while
+        nothing of the seat changes)."""
+        self.write_turn(hand, decision is DecisionKind.PLAY, decision is DecisionKind.CHANCELLOR, deck)
+        if face_up is not self._face_up:
+            self.write_face_up(face_up)
+            self._face_up = face_up
+        written = self._written
+        for other, player in enumerate(players):
+            if player is not written[other]:
+                written[other] = player
+                self.write_seat(
+                    other, player.tokens, player.in_round, player.protected, player.disqualified, player.discards
+                )
+        return self._values[self._gathers[seat]]
+
+
 class ViewEncoder:
-    """encode_view for the seats of one match after another, cheaper at every turn: a seat's segment is made
-    again only when the engine hands out a new PlayerView for it (it keeps one while nothing of the seat
-    changes)."""
+    """encode_view for the seats of one match after another, cheaper at every turn: one Table keeps the fields
+    that did not change since the previous turn."""
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
         self._layout = layout(ruleset.name)
         self._space = action_space(ruleset.name)
-        self._segments: list[tuple[PlayerView, bytes] | None] = [None] * ruleset.max_players
+        self._table = Table(self._layout, 0)
 
     def encode(self, view: View, events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
         """(observation, mask) of a seat's view and the events it was told since its previous turn."""
         plays = ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent)
-        return self.encode_seen(view, seen_in(view.seat, plays))
-
-    def encode_seen(self, view: View, seen: Mapping[int, Card]) -> tuple[np.ndarray, np.ndarray]:
-        """(observation, mask) of a seat's view and the cards it was privately shown since its previous turn,
-        by the seat that holds each (seen_in)."""
-        known = self._segments
-        segments = [
-            made[1] if (made := known[seat]) is not None and made[0] is player else self._segment(seat, player)
-            for seat, player in enumerate(view.players)
-        ]
-        decision = view.decision
-        observation = self._layout.observation(
-            view.seat,
-            view.hand,
-            decision is DecisionKind.PLAY,
-            decision is DecisionKind.CHANCELLOR,
-            view.deck,
-            view.removed_face_up,
-            segments,
-            seen,
-        )
-        return observation, self._space.legal_mask(view.legal, view.seat, len(segments))
-
-    def _segment(self, seat: int, player: PlayerView) -> bytes:
-        made = self._layout.segment(
-            player.tokens, player.in_round, player.protected, player.disqualified, player.discards
-        )
-        self._segments[seat] = (player, made)
-        return made
+        players = len(view.players)
+        table = self._table
+        if table.players != players:
+            table = self._table = Table(self._layout, players)
+        table.write_seen(view.seat, seen_in(view.seat, plays))
+        observation = table.encode(view.seat, view.hand, view.decision, view.deck, view.removed_face_up, view.players)
+        return observation, self._space.legal(view.legal, view.seat, players).mask.copy()
 
 
 def encode_view(view: View, events: Sequence[Event], ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -269,7 +336,6 @@ def encode_view(view: View, events: Sequence[Event], ruleset: Ruleset) -> tuple[
 
 def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarray, np.ndarray]:
     """(observation, mask) of a protocol `act` message: exactly what encode_view gives for the same turn."""
-    fields = layout(ruleset)
     label = Card.from_label
     seat = int(message["seat"])
     plays = []
@@ -286,23 +352,17 @@ def encode(message: Mapping[str, Any], ruleset: str = "2019") -> tuple[np.ndarra
                 )
             )
     players = message["players"]
-    observation = fields.observation(
-        seat,
-        [label(card) for card in message["hand"]],
-        message["decision"] == "play",
-        message["decision"] == "chancellor",
-        int(message["deck"]),
-        [label(card) for card in message["removed_face_up"]],
-        [
-            fields.segment(
-                p["tokens"], p["in_round"], p["protected"], p.get("disqualified", False), map(label, p["discards"])
-            )
-            for p in players
-        ],
-        seen_in(seat, plays),
-    )
+    table = Table(layout(ruleset), len(players))
+    decision = message["decision"]
+    table.write_turn(map(label, message["hand"]), decision == "play", decision == "chancellor", int(message["deck"]))
+    table.write_face_up(map(label, message["removed_face_up"]))
+    for index, p in enumerate(players):
+        table.write_seat(
+            index, p["tokens"], p["in_round"], p["protected"], p.get("disqualified", False), map(label, p["discards"])
+        )
+    table.write_seen(seat, seen_in(seat, plays))
     legal = [parse_action(answer) for answer in message["legal"]]
-    return observation, action_space(ruleset).mask(legal, seat, len(players))
+    return table.observation(seat), action_space(ruleset).mask(legal, seat, len(players))
 
 
 def decode(index: int, message: Mapping[str, Any], ruleset: str = "2019") -> dict[str, Any]:

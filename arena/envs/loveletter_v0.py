@@ -39,7 +39,16 @@ from arena.engine import (
     RoundEnded,
     get_ruleset,
 )
-from arena.envs.encoding import SHOWING, ViewEncoder, action_space, observation_high, observation_size, seen_in
+from arena.envs.encoding import (
+    SHOWING,
+    Table,
+    ViewEncoder,
+    action_space,
+    layout,
+    observation_high,
+    observation_size,
+    seen_in,
+)
 from arena.players import MatchInfo, Player
 from arena.plugins import load_registry
 from arena.replay import write_replay
@@ -158,7 +167,7 @@ class raw_env(OneMatch, AECEnv):
         size = observation_size(self.ruleset.name)
         observation = spaces.Dict(
             {
-                "observation": spaces.Box(low=0, high=observation_high(self.ruleset), shape=(size,), dtype=np.float32),
+                "observation": spaces.Box(low=0, high=observation_high(self.ruleset), shape=(size,), dtype=np.uint8),
                 "action_mask": spaces.Box(low=0, high=1, shape=(self._space.size,), dtype=np.int8),
             }
         )
@@ -166,7 +175,7 @@ class raw_env(OneMatch, AECEnv):
         self.action_spaces = {agent: spaces.Discrete(self._space.size) for agent in self.possible_agents}
         self._seeds = random.Random(seed)
         self._next_seed = seed
-        self._encoder = ViewEncoder(self.ruleset)
+        self._layout = layout(self.ruleset.name)
         self.match: Match | None = None
         self.match_id = ""
 
@@ -184,6 +193,8 @@ class raw_env(OneMatch, AECEnv):
         self._next_seed = None
         self.match = Match(self.ruleset, list(self.possible_agents), match_seed)
         self.match_id = f"env-{match_seed}"
+        self._table = Table(self._layout, self.players)
+        self._answers = self._space.legal((), 0, self.players)
         self._shown: list[dict[int, Card]] = [{} for _ in range(self.players)]
         """Per seat, the cards it was privately shown since its last turn, by the seat holding each."""
         self._rounds_seen = 0
@@ -197,10 +208,23 @@ class raw_env(OneMatch, AECEnv):
         self._advance()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        assert self.match is not None
+        match = self.match
+        assert match is not None
         seat = self._seat[agent]
-        observation, mask = self._encoder.encode_seen(self.match.view(seat), self._shown[seat])
-        return {"observation": observation, "action_mask": mask}
+        decision = match.decision
+        mine = decision if decision is not None and decision.seat == seat else None
+        observation = self._table.encode(  # the fields of the seat's View, without the cost of making one
+            seat,
+            match.hand(seat),
+            None if mine is None else mine.kind,
+            match.deck_size,
+            match.removed_face_up,
+            match.public_seats(),
+        )
+        answers = self._space.legal(() if mine is None else mine.legal, seat, self.players)
+        if mine is not None:
+            self._answers = answers  # for the step that answers it
+        return {"observation": observation, "action_mask": answers.mask.copy()}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -215,8 +239,13 @@ class raw_env(OneMatch, AECEnv):
         self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
         if self._rewarded:
             self._clear_rewards()
-        chosen = None if action is None else self._space.legal_at(int(action), decision.legal, seat, self.players)
-        self._shown[seat] = {}  # what it was shown is in the observation it answered
+        answers = self._answers
+        if answers.legal is not decision.legal or answers.seat != seat:  # the turn was not observed
+            answers = self._space.legal(decision.legal, seat, self.players)
+        chosen = None if action is None else answers.at(int(action))
+        if self._shown[seat]:  # what it was shown is in the observation it answered
+            self._shown[seat] = {}
+            self._table.write_seen(seat, {})
         if chosen is not None:
             match.apply(chosen)
             if type(chosen) is Play and chosen.card in SHOWING:  # the only answers that show a seat a card
@@ -240,14 +269,18 @@ class raw_env(OneMatch, AECEnv):
         play = (record.seat, record.card, record.target, record.seen, compared)
         for seat in compared or (record.seat,):
             self._shown[seat].update(seen_in(seat, (play,)))
+            self._table.write_seen(seat, self._shown[seat])
 
     def _advance(self) -> bool:
         """Deal until a decision is due or the match is over; give the rewards of the rounds and match that
         ended. True when it gave a reward or ended the match."""
         match = self.match
         assert match is not None
-        while match.phase is Phase.DEAL:
-            match.deal_round()
+        decision = match.decision
+        if decision is None:  # the round or the match is over
+            while match.phase is Phase.DEAL:
+                match.deal_round()
+            decision = match.decision
         given = False
         if self.reward == "round":
             for record in match.records[self._rounds_seen :]:
@@ -255,7 +288,6 @@ class raw_env(OneMatch, AECEnv):
                     self._award(record.winners)
                     given = True
             self._rounds_seen = len(match.records)
-        decision = match.decision
         if decision is not None:
             self.agent_selection = self.possible_agents[decision.seat]
             return given
@@ -331,7 +363,7 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
         self.move_ms = move_ms
         self._space = action_space(self.ruleset.name)
         self.observation_space = spaces.Box(
-            low=0, high=observation_high(self.ruleset), shape=(observation_size(self.ruleset.name),), dtype=np.float32
+            low=0, high=observation_high(self.ruleset), shape=(observation_size(self.ruleset.name),), dtype=np.uint8
         )
         self.action_space = spaces.Discrete(self._space.size)
         self._encoder = ViewEncoder(self.ruleset)
@@ -370,7 +402,7 @@ class SingleAgentEnv(OneMatch, gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         match = self.match
         assert match is not None and match.decision is not None and match.decision.seat == self.seat
-        chosen = self._space.legal_at(int(action), match.decision.legal, self.seat, self.players)
+        chosen = self._space.legal(match.decision.legal, self.seat, self.players).at(int(action))
         info: dict[str, Any] = {}
         if chosen is not None:
             match.apply(chosen)

@@ -114,7 +114,7 @@ def test_every_answer_has_one_index_and_decodes_back_to_itself() -> None:
                 view = match.view(match.decision.seat)
                 for action in view.legal:
                     index = space.index_of(action, view.seat, players)
-                    assert space.legal_at(index, view.legal, view.seat, players) is action
+                    assert space.legal(view.legal, view.seat, players).at(index) is action
                 match.apply(rng.choice(view.legal))
 
 
@@ -127,7 +127,7 @@ def test_every_chancellor_choice_of_every_hand_has_an_index_of_its_own() -> None
             legal = keep_legal(hand)
             indices = space.indices(legal, seat=0, players=4)
             assert len(set(indices)) == len(legal), hand
-            assert [space.legal_at(index, legal, 0, 4) for index in indices] == list(legal)
+            assert [space.legal(legal, 0, 4).at(index) for index in indices] == list(legal)
 
 
 def test_targets_are_numbered_from_the_actor_so_a_policy_is_the_same_at_every_seat() -> None:
@@ -137,7 +137,7 @@ def test_targets_are_numbered_from_the_actor_so_a_policy_is_the_same_at_every_se
     assert from_seat_0 == from_seat_3
     from_seat_2 = Play(Card.GUARD, 3, Card.PRIEST)
     assert (
-        space.legal_at(from_seat_0, (Play(Card.GUARD, 2, Card.PRIEST), from_seat_2), seat=2, players=4) is from_seat_2
+        space.legal((Play(Card.GUARD, 2, Card.PRIEST), from_seat_2), seat=2, players=4).at(from_seat_0) is from_seat_2
     )
     keep = Keep(Card.SPY, (Card.GUARD, Card.PRINCESS))
     assert space.index_of(keep, seat=1, players=2) == space.index_of(keep, seat=0, players=3)

@@ -80,6 +80,25 @@ def test_each_agent_observes_what_its_seat_is_told_and_nothing_more(players: int
     assert space.size == len(expected[1])
 
 
+@pytest.mark.parametrize("opponents", [["heuristic"], ["random", "heuristic", "random"]])
+def test_the_learner_observes_what_its_seat_is_told_match_after_match(opponents: list[str]) -> None:
+    """The single-agent environment keeps one encoder for all its matches: each observation is still encode_view
+    of the learner's own view and events, in the 2-player rounds (face-up cards) and at a table of 4."""
+    env = loveletter_v0.single_agent(opponents=opponents, seed=5)
+    turns = 0
+    for _ in range(8):
+        observation, info = env.reset()
+        observer = Observer(env.match, env.seat)
+        over = False
+        while not over:
+            expected, mask = encode_view(observer.view(), observer.take_events(), get_ruleset("2019"))
+            assert observation.dtype == np.uint8 and (observation == expected).all()
+            assert (info["action_mask"] == mask).all()
+            observation, _, over, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+            turns += 1
+    assert turns > 8 * 5
+
+
 def test_the_same_seed_plays_the_same_game_and_another_seed_another() -> None:
     assert play_aec(5) == play_aec(5)
     assert play_aec(5)[0] != play_aec(6)[0]
