@@ -170,6 +170,8 @@ class Match:
     def hand(self, seat: int) -> tuple[Card, ...]:
         """A seat's hand: for a consumer that reads the table field by field instead of through a View (the
         training environment, at every step)."""
+        if not 0 <= seat < self._n:  # _check_seat's test, but for its cost at every step
+            raise RulesError(f"there is no seat {seat!r} in a match of {self._n}")
         return tuple(self._hands[seat])
 
     @property

@@ -212,8 +212,9 @@ def layout(ruleset: str) -> Layout:
 
 
 class Table:
-    """One table's fields, each written once into one buffer when it changes; a seat's observation is then one
-    numpy take of the buffer in its order. Every field is a count below 256, so the buffer is bytes.
+    """One table's fields in one buffer, where a caller that follows a match writes each seat's public fields and
+    sights only when they change; a seat's observation is then one numpy take of the buffer in its order. Every
+    field is a count below 256, so the buffer is bytes.
 
     The buffer: the hand, decision and deck of the seat observing; the face-up cards; each seat's public fields
     (seated, tokens, in round, protected, out, discards by type); zeros, for the seats a smaller table lacks; and
@@ -304,7 +305,7 @@ class Table:
                 self.write_seat(
                     other, player.tokens, player.in_round, player.protected, player.disqualified, player.discards
                 )
-        return self._values[self._gathers[seat]]
+        return self._values[self._gathers[seat]]  # observation(seat), without a call at every step
 
 
 class ViewEncoder:
@@ -315,14 +316,14 @@ class ViewEncoder:
         self.ruleset = ruleset
         self._layout = layout(ruleset.name)
         self._space = action_space(ruleset.name)
-        self._table = Table(self._layout, 0)
+        self._table: Table | None = None
 
     def encode(self, view: View, events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
         """(observation, mask) of a seat's view and the events it was told since its previous turn."""
         plays = ((e.seat, e.card, e.target, e.seen, e.cards) for e in events if type(e) is PlayEvent)
         players = len(view.players)
         table = self._table
-        if table.players != players:
+        if table is None or table.players != players:
             table = self._table = Table(self._layout, players)
         table.write_seen(view.seat, seen_in(view.seat, plays))
         observation = table.encode(view.seat, view.hand, view.decision, view.deck, view.removed_face_up, view.players)

@@ -236,13 +236,13 @@ class raw_env(OneMatch, AECEnv):
         decision = match.decision
         assert decision is not None
         seat = decision.seat
-        self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
-        if self._rewarded:
-            self._clear_rewards()
         answers = self._answers
         if answers.legal is not decision.legal or answers.seat != seat:  # the turn was not observed
             answers = self._space.legal(decision.legal, seat, self.players)
-        chosen = None if action is None else answers.at(int(action))
+        chosen = None if action is None else answers.at(int(action))  # before any change: it may raise
+        self._cumulative_rewards[agent] = 0.0  # last() has given the agent what it was owed
+        if self._rewarded:
+            self._clear_rewards()
         if self._shown[seat]:  # what it was shown is in the observation it answered
             self._shown[seat] = {}
             self._table.write_seen(seat, {})

@@ -53,7 +53,8 @@ def play_aec(seed: int, players: int = 4, **options: object) -> tuple[list[tuple
 def test_each_agent_observes_what_its_seat_is_told_and_nothing_more(players: int, ruleset: str) -> None:
     """At every turn, the environment's observation is encode_view of the seat's own view and the events the
     engine told it since its previous turn: what the protocol's act message would say. Some answers are illegal,
-    so that seats leave the match part-way."""
+    so that seats leave the match part-way; some turns are answered unobserved, and other seats are observed in
+    between, as a learner may."""
     env = loveletter_v0.env(players=players, ruleset=ruleset)
     space = action_space(ruleset)
     turns = 0
@@ -63,11 +64,18 @@ def test_each_agent_observes_what_its_seat_is_told_and_nothing_more(players: int
         observers = [Observer(match, seat) for seat in range(players)]
         rng = np.random.default_rng(seed)
         for agent in env.agent_iter():
+            if rng.random() < 0.2:
+                env.unwrapped.observe(str(rng.choice(env.possible_agents)))
+            observer = observers[env.possible_agents.index(agent)]
+            if not env.terminations[agent] and rng.random() < 0.1:  # answered without a look
+                view = observer.view()
+                observer.take_events()
+                env.step(space.index_of(view.legal[int(rng.integers(len(view.legal)))], view.seat, players))
+                continue
             observation, _, termination, truncation, _ = env.last()
             if termination or truncation:
                 env.step(None)
                 continue
-            observer = observers[env.possible_agents.index(agent)]
             expected = encode_view(observer.view(), observer.take_events(), get_ruleset(ruleset))
             assert (observation["observation"] == expected[0]).all() and (
                 observation["action_mask"] == expected[1]
@@ -216,6 +224,22 @@ def test_an_action_outside_the_space_is_refused_by_both_environments_and_costs_n
     with pytest.raises(ValueError, match="outside the action space"):
         single.step(action)
     assert single.match.disqualified == ()
+
+
+def test_an_action_outside_the_space_keeps_the_reward_the_agent_is_owed() -> None:
+    env = loveletter_v0.env(players=3, reward="round")
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in env.agent_iter():
+        observation, owed, termination, truncation, _ = env.last()
+        assert not (termination or truncation)
+        if owed:
+            break
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert owed in (1.0, -1.0)
+    with pytest.raises(ValueError, match="outside the action space"):
+        env.step(500)
+    assert env.last()[1] == owed
 
 
 def test_render_shows_the_table_and_only_the_hand_of_the_player_to_move() -> None:
