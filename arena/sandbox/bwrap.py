@@ -110,6 +110,8 @@ def argv(
     command: Sequence[str],
     disk_bytes: int,
     info_fd: int,
+    proc_masks: Sequence[str] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The full bwrap command line running command inside the sandbox.
 
@@ -118,6 +120,9 @@ def argv(
 
     bwrap writes the host pid of the sandbox's init to info_fd: bwrap may exit without reaping it, and then
     the init (whose rusage holds the bot's CPU time) re-parents to the arena, which reaps it by that pid.
+
+    proc_masks: the options that lay procview's masks over the fresh /proc; seccomp_fd: the descriptor of the
+    filter's BPF program (seccomp.py), which bwrap loads right before the bot's exec.
     """
     args = [
         path,
@@ -129,6 +134,7 @@ def argv(
         "--new-session",
         "--proc",
         "/proc",
+        *proc_masks,
         "--dev",
         "/dev",
         "--size",
@@ -151,6 +157,8 @@ def argv(
     for bind in sorted(binds, key=lambda b: len(b.dest.parts)):
         args += ["--bind" if bind.writable else "--ro-bind", bind.source, str(bind.dest)]
     args += ["--remount-ro", "/", "--chdir", str(workdir), "--clearenv"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     for name, value in env.items():
         args += ["--setenv", name, value]
     return [*args, "--", *command]

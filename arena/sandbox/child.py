@@ -6,6 +6,7 @@ all bootstrap.py does, decided here; start() hands it over and waits until the b
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import marshal
@@ -14,10 +15,12 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from arena.sandbox import linux
 from arena.sandbox.limits import Rlimit
 from arena.sandbox.views import EMPTY, TMPFS_OPTIONS, View
 
@@ -40,7 +43,7 @@ class OwnSpace:
 @dataclass(frozen=True, slots=True)
 class ChildSetup:
     """What happens between the start and the bot's exec, in order: its cgroups, the bot's view of the files (as
-    root), its own ids, death signal, rlimits, CPU."""
+    root), its own ids, death signal, rlimits, CPU, Landlock, seccomp."""
 
     parent_pid: int
     view: View = EMPTY  # carried out in a mount namespace of this child alone, before the ids change
@@ -50,6 +53,9 @@ class ChildSetup:
     rlimits: tuple[Rlimit, ...] = ()
     cpu: int | None = None
     cgroup_procs: tuple[bytes, ...] = ()  # the cgroup.procs files it joins: its CPU clock's, its memory's
+    landlock: tuple[int, tuple[tuple[bytes, int], ...]] | None = None  # ABI, (path, rights): landlock.restrict
+    seccomp: bytes | None = None  # the filter's program (seccomp.py), loaded last
+    namespaces: bool = False  # PID, IPC and network namespaces of its own, and a /proc of its PID namespace (root)
 
     def payload(self, argv: list[str], env: dict[str, str]) -> bytes:
         """What bootstrap.py reads: marshal's bytes (no import to read them); paths, the command line and the
@@ -74,6 +80,9 @@ class ChildSetup:
             "gid": self.gid,
             "rlimits": self.rlimits,
             "cpu": self.cpu,
+            "landlock": self.landlock,
+            "seccomp": self.seccomp,
+            "namespaces": self.namespaces,
             "argv": tuple(os.fsencode(part) for part in argv),
             "env": {os.fsencode(name): os.fsencode(value) for name, value in env.items()},
         }
@@ -109,17 +118,18 @@ def start(
             with open(setup_fd, "wb", closefd=False) as file:
                 file.write(setup.payload(argv, env))
             os.lseek(setup_fd, 0, os.SEEK_SET)
-            popen = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-B", BOOTSTRAP, str(setup_fd), str(status_write)],
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                cwd=cwd,
-                env={},
-                start_new_session=True,
-                pass_fds=(*pass_fds, setup_fd, status_write),
-                umask=umask,
-            )
+            with _own_pid_namespace(setup.namespaces):
+                popen = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-B", BOOTSTRAP, str(setup_fd), str(status_write)],
+                    stdin=stdin,
+                    stdout=stdout,
+                    stderr=stderr,
+                    cwd=cwd,
+                    env={},
+                    start_new_session=True,
+                    pass_fds=(*pass_fds, setup_fd, status_write),
+                    umask=umask,
+                )
         finally:
             os.close(status_write)
             if setup_fd >= 0:
@@ -140,6 +150,44 @@ def start(
         where = f": {failure['filename']}" if failure["filename"] else ""
         raise subprocess.SubprocessError(f"sandbox: {failure['strerror']}{where}")
     return popen
+
+
+OWN_PID_NAMESPACE = "/proc/thread-self/ns/pid"
+
+
+def pid_namespaces_problem() -> str | None:
+    """Why this process cannot start bots in PID namespaces of their own, or None. The test is the step that
+    ends each such start, entering its own namespace again: where that fails (root of a user namespace that does
+    not own the PID namespace), a start would leave the spawner's children in the bot's namespace."""
+    try:
+        own = os.open(OWN_PID_NAMESPACE, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        return f"{OWN_PID_NAMESPACE}: {error.strerror}"
+    try:
+        linux.setns(own, linux.CLONE_NEWPID, "the arena's PID namespace")
+    except OSError as error:
+        return str(error)
+    finally:
+        os.close(own)
+    return None
+
+
+@contextlib.contextmanager
+def _own_pid_namespace(wanted: bool) -> Iterator[None]:
+    """Start the next child of this thread (the spawner's) as the first process of a new PID namespace, where
+    bootstrap.py serves as its init; then this thread's children are born in the arena's own namespace again."""
+    if not wanted:
+        yield
+        return
+    own = os.open(OWN_PID_NAMESPACE, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        linux.unshare(linux.CLONE_NEWPID, "CLONE_NEWPID")
+        try:
+            yield
+        finally:
+            linux.setns(own, linux.CLONE_NEWPID, "the arena's PID namespace")
+    finally:
+        os.close(own)
 
 
 MFD_NOEXEC_SEAL = 0x0008

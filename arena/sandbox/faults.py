@@ -32,14 +32,15 @@ def signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def returncode_from_status(status: int, level: SandboxLevel) -> int:
+def returncode_from_status(status: int, level: SandboxLevel, *, init: bool = False) -> int:
     """Popen's convention: the exit status, or -N for a process killed by signal N.
 
-    bwrap reports a bot killed by signal N as its own exit status 128 + N; that is translated too (a bot
-    exiting with such a status of its own accord is indistinguishable).
+    bwrap, and bootstrap.py as the init of a basic bot's PID namespace (init), report a bot killed by signal N as
+    their own exit status 128 + N; that is translated too (a bot exiting with such a status of its own accord is
+    indistinguishable).
     """
     code = os.waitstatus_to_exitcode(status)
-    if level is SandboxLevel.STRICT and 128 < code < 128 + signal.NSIG:
+    if (level is SandboxLevel.STRICT or init) and 128 < code < 128 + signal.NSIG:
         return -(code - 128)
     return code
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import secrets
@@ -24,10 +25,13 @@ from arena.sandbox import (
     cpuclock,
     disk,
     guardian,
+    landlock,
     memwatch,
     notices,
     plans,
+    procview,
     reaper,
+    seccomp,
     users,
     views,
 )
@@ -152,6 +156,14 @@ class _Fds:
             self.close_all()
             raise
 
+    def give(self, name: str, content: bytes) -> int:
+        """A memory file holding content, for the child to read: closed here with the child's other ends."""
+        fd = os.memfd_create(f"arena-{name}", os.MFD_CLOEXEC)
+        self.theirs[name] = fd
+        os.write(fd, content)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
     def close_theirs(self) -> None:
         for fd in self.theirs.values():
             close_fd(fd)
@@ -162,6 +174,68 @@ class _Fds:
         for fd in self.mine.values():
             close_fd(fd)
         self.mine.clear()
+
+
+def _seccomp_program(own_network: bool) -> bytes | None:
+    """The filter's program (seccomp.py), or None, said once, where libseccomp cannot make it."""
+    program = seccomp.program(own_network=own_network)
+    if isinstance(program, str):
+        notices.warn_once(
+            f"sandbox: no seccomp filter for bots here ({program}); bots can signal each other through file locks"
+            " and inotify on the files they all see (install libseccomp2)"
+        )
+        return None
+    return program
+
+
+def _strict_fds(fds: _Fds, spec: LaunchSpec, base: Path) -> plans.StrictFds:
+    """What bwrap reads at this start besides its info pipe: the seccomp filter and the /proc masks (procview.py)."""
+    program = _seccomp_program(own_network=True)
+    seccomp_fd = fds.give("seccomp", program) if program is not None else None
+    laid = []
+    for index, mask in enumerate(procview.masks(spec.limits.memory_mb * MIB)):
+        fd = fds.give(f"proc-{index}", mask.content) if mask.kind is procview.MaskKind.DATA else None
+        laid.append((mask, fd))
+    empty = plans.empty_file(base)
+    empty.touch(mode=0o444)
+    return plans.StrictFds(info=fds.theirs["info"], seccomp=seccomp_fd, proc=tuple(laid))
+
+
+def basic_gaps(*, namespaces: bool) -> list[str]:
+    """What keeps a basic bot from the others nowhere here, as phrases: what this kernel's Landlock lacks, less
+    what its own namespaces (root) or the seccomp filter hold instead."""
+    gaps = landlock.missing(landlock_abi())
+    if namespaces:
+        gaps = [gap for gap in gaps if gap not in ("signals", "abstract unix sockets", "TCP on loopback")]
+    elif "TCP on loopback" in gaps and not isinstance(seccomp.program(own_network=False), str):
+        gaps.remove("TCP on loopback")  # the filter allows it no socket but a Unix one
+    return gaps
+
+
+def _confinement(*, namespaces: bool) -> plans.Confinement:
+    """What keeps a basic bot from the others here: namespaces (root, where mounts can be made), Landlock, seccomp;
+    what is missing is said once."""
+    abi = landlock_abi()
+    gaps = basic_gaps(namespaces=namespaces)
+    if gaps:
+        have = f"Landlock ABI {abi}" if abi else "no Landlock"
+        notices.warn_once(
+            f"sandbox: this kernel has {have} (Linux 6.12 on has ABI 6): basic bots are not kept from"
+            f" {', '.join(gaps)} (docs/configuration.md#sandbox)"
+        )
+    return plans.Confinement(landlock_abi=abi, seccomp=_seccomp_program(own_network=namespaces), namespaces=namespaces)
+
+
+@functools.cache
+def pid_namespaces_problem() -> str | None:
+    """Why basic bots cannot have PID namespaces of their own here (child.py), or None; asked once."""
+    return child.pid_namespaces_problem()
+
+
+@functools.cache
+def landlock_abi() -> int:
+    """The running kernel's Landlock ABI (0: none), asked once."""
+    return landlock.abi()
 
 
 def _own_uid_lost(spec: LaunchSpec, view: views.View, base: Path, problem: str) -> str:
@@ -186,6 +260,7 @@ def start(
     base: Path | None = None
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
+    confinement = plans.Confinement()
     cgroup: cgroups.BotCgroup | None = None
     clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
     place: plans.Place | None = None
@@ -223,14 +298,17 @@ def start(
             os.chown(workdir, user.uid, user.gid)
             if spec.socket_dir is not None:
                 _give_to(user, Path(spec.socket_dir))
-        space = _disk_space(level, spec, base, mounts=user is not None and problem is None)
+        mounts = user is not None and problem is None
+        space = _disk_space(level, spec, base, mounts=mounts)
+        namespaces = mounts and level is SandboxLevel.BASIC and pid_namespaces_problem() is None
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
         fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
         if level is SandboxLevel.STRICT:
             assert bwrap_path is not None
-            plan = plans.strict(spec, argv, place, info_fd=fds.theirs["info"], bwrap_path=bwrap_path)
+            plan = plans.strict(spec, argv, place, _strict_fds(fds, spec, base), bwrap_path=bwrap_path)
         elif level is SandboxLevel.BASIC:
-            plan = plans.basic(spec, argv, place)
+            confinement = _confinement(namespaces=namespaces)
+            plan = plans.basic(spec, argv, place, confinement)
         else:
             plan = plans.none(spec, argv, place)
         joins = (*(clock.procs_files if clock else ()), *((cgroup.procs_file,) if cgroup else ()))
@@ -278,6 +356,7 @@ def start(
             cgroup=cgroup,
             disk=space,
             clock=clock,
+            init=confinement.namespaces,
         )
     except BaseException:
         if popen is not None:

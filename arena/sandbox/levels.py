@@ -54,13 +54,22 @@ def reset() -> None:
     notices.forget()
 
 
+def basic_shares() -> list[str]:
+    """What a basic bot shares with the other bots and the arena on this machine (launcher.py's confinement)."""
+    if os.geteuid() != 0:
+        return ["the arena's user ID", *launcher.basic_gaps(namespaces=False)]
+    namespaces = launcher.pid_namespaces_problem() is None and views_problem() is None
+    return launcher.basic_gaps(namespaces=namespaces)
+
+
 def fallback_warning(problem: str) -> str:
     """ONE line saying what a basic bot is no longer isolated from."""
-    if os.geteuid() == 0:
-        shared = "the network, the file system (subject to permissions) and the process table"
-    else:
-        shared = "the network, the file system (subject to permissions), the process table and the arena's user ID"
-    return f"sandbox: bubblewrap cannot run here ({problem}); falling back to basic: bots share {shared}"
+    shared = basic_shares()
+    rest = f"bots share {', '.join(shared)}" if shared else "bots are kept apart by Landlock, seccomp and their UIDs"
+    return (
+        f"sandbox: bubblewrap cannot run here ({problem}); falling back to basic: {rest}, and the kernel's"
+        " counters that strict masks (docs/configuration.md#sandbox)"
+    )
 
 
 def resolve(requested: SandboxLevel) -> tuple[SandboxLevel, str | None]:

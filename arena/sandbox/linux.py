@@ -10,6 +10,12 @@ import functools
 import os
 
 PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
 PR_SET_CHILD_SUBREAPER = 36
 CLONE_NEWNS = 0x00020000
 MS_NOSUID = 0x2
@@ -29,6 +35,7 @@ def _libc() -> ctypes.CDLL:
     libc.prctl.argtypes = [ctypes.c_int, ulong, ulong, ulong, ulong]
     libc.unshare.argtypes = [ctypes.c_int]
     libc.mount.argtypes = [char_p, char_p, char_p, ulong, ctypes.c_void_p]
+    libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
     return libc
 
 
@@ -72,3 +79,30 @@ def mount_tmpfs(target: bytes, options: bytes, *, executable: bool = False) -> N
     """Mount a fresh tmpfs on target: no set-user-ID programs or devices, and no programs unless executable."""
     flags = MS_NOSUID | MS_NODEV | (0 if executable else MS_NOEXEC)
     _check(_libc().mount(b"tmpfs", target, b"tmpfs", flags, options), f"mount tmpfs on {target!r}")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_seccomp(program: bytes) -> None:
+    """Load a seccomp filter (seccomp.py's classic BPF program, 8 bytes an instruction) on this process."""
+    _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    _check(_libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "prctl(PR_SET_SECCOMP)")
+
+
+def unshare(flags: int, what: str) -> None:
+    """Give this process (for CLONE_NEWPID: its next child) new namespaces of the kinds in flags."""
+    _check(_libc().unshare(flags), f"unshare({what})")
+
+
+def setns(fd: int, kind: int, what: str) -> None:
+    """Enter the namespace fd names (for CLONE_NEWPID: the namespace of this thread's next children)."""
+    _check(_libc().setns(fd, kind), f"setns({what})")
+
+
+def mount_proc(target: bytes) -> None:
+    """A fresh proc on target, showing the processes of the caller's PID namespace."""
+    _check(_libc().mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.sandbox import bwrap, command, disk, procfs
+from arena.sandbox import bwrap, command, disk, landlock, procfs, procview
 from arena.sandbox.child import ChildSetup, OwnSpace
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB, rlimits
@@ -37,6 +37,11 @@ class Place:
     marker: str
     view: View = EMPTY  # what the child shows the bot's UID before it drops to it (views.py)
     disk: disk.DiskSpace | None = None  # where it writes, and how that is bounded (None: level none)
+
+
+def empty_file(base: Path) -> Path:
+    """An empty file in the bot's private tree that bwrap shows in place of a masked /proc file."""
+    return base / procview.EMPTY_FILE
 
 
 def check_strict(spec: LaunchSpec, argv: list[str], workdir: Path) -> None:
@@ -78,7 +83,20 @@ def needs(level: SandboxLevel, spec: LaunchSpec, argv: list[str], workdir: Path,
     return found
 
 
-def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int, bwrap_path: str) -> Plan:
+@dataclass(frozen=True, slots=True)
+class StrictFds:
+    """The descriptors bwrap reads at a strict start: its info pipe, the seccomp filter, the /proc masks' contents."""
+
+    info: int
+    seccomp: int | None
+    proc: tuple[tuple[procview.Mask, int | None], ...]
+
+    def all(self) -> tuple[int, ...]:
+        data = tuple(fd for _, fd in self.proc if fd is not None)
+        return (self.info, *((self.seccomp,) if self.seccomp is not None else ()), *data)
+
+
+def strict(spec: LaunchSpec, argv: list[str], place: Place, fds: StrictFds, bwrap_path: str) -> Plan:
     """bwrap, run as the bot's own UID when the arena is root (in the view the child made it first)."""
     shown: list[tuple[Path, bool]] = [(d, False) for d in bwrap.python_dirs()]
     shown.append((Path(os.path.abspath(spec.bot_dir)), False))
@@ -93,7 +111,9 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int, bwrap_
         env=env,
         command=argv,
         disk_bytes=spec.limits.disk_mb * MIB,
-        info_fd=info_fd,
+        info_fd=fds.info,
+        proc_masks=procview.bwrap_args(list(fds.proc), empty_file(place.base)),
+        seccomp_fd=fds.seccomp,
     )
     user = place.user
     return Plan(
@@ -108,13 +128,44 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, info_fd: int, bwrap_
             rlimits=rlimits(spec.limits, own_uid=user is not None),
             cpu=spec.cpu,
         ),
-        pass_fds=(info_fd,),
+        pass_fds=fds.all(),
     )
 
 
-def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """What keeps a basic bot from other bots and the arena beyond its UID: Landlock's ABI (0: none), the seccomp
+    filter's program, and whether it gets PID, IPC and network namespaces of its own (root)."""
+
+    landlock_abi: int = 0
+    seccomp: bytes | None = None
+    namespaces: bool = False
+
+
+def _program_prefix(program: str) -> Path:
+    """What a program needs of its installation: the prefix of a program in a bin/ folder (/opt/jdk for
+    /opt/jdk/bin/java: its libraries lie beside), else its own folder."""
+    folder = Path(program).resolve().parent
+    return folder.parent if folder.name == "bin" and folder.parent != Path("/") else folder
+
+
+def landlock_rules(spec: LaunchSpec, argv: list[str], place: Place) -> tuple[tuple[bytes, int], ...]:
+    """A basic bot's Landlock rules (landlock.py): read-only the system, the arena's Python, its program's
+    installation, its directory and the files its arguments name; writable its workdir and, in a space of its own,
+    /dev/shm."""
+    read_only = [Path(p) for p in bwrap.SYSTEM_DIRS if os.path.isdir(p)]
+    read_only += [*bwrap.python_dirs(), _program_prefix(argv[0]), Path(os.path.abspath(spec.bot_dir))]
+    read_only += [Path(a) for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
+    writable = [place.workdir]
+    if place.user is not None and place.disk is not None and place.disk.kind is disk.DiskKind.TMPFS:
+        writable.append(Path("/dev/shm"))
+    unique = dict.fromkeys(os.fsencode(path) for path in read_only)
+    return tuple(landlock.rules(list(unique), [os.fsencode(path) for path in writable]))
+
+
+def basic(spec: LaunchSpec, argv: list[str], place: Place, confinement: Confinement) -> Plan:
     """Own session, own UID when root (in the view the child made it first), rlimits, private cwd, scrubbed
-    environment."""
+    environment, and the confinement the machine allows."""
     user = place.user
     marker = (procfs.MARKER_VARIABLE, place.marker)
     space = None
@@ -138,6 +189,11 @@ def basic(spec: LaunchSpec, argv: list[str], place: Place) -> Plan:
             gid=user.gid if user else None,
             rlimits=rlimits(spec.limits, own_uid=user is not None),
             cpu=spec.cpu,
+            landlock=(
+                (confinement.landlock_abi, landlock_rules(spec, argv, place)) if confinement.landlock_abi else None
+            ),
+            seccomp=confinement.seccomp,
+            namespaces=confinement.namespaces,
         ),
     )
 

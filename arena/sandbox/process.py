@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
-from arena.sandbox import cpuclock, disk, diskwatch, faults, guardian, memwatch, procfs, reaper, users
+from arena.sandbox import cpuclock, disk, diskwatch, faults, guardian, memwatch, procfs, procview, reaper, users
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
@@ -70,6 +70,7 @@ def remove_base(base: Path) -> None:
     for inside in ("work", "files"):
         disk.make_removable(base / inside)  # a bot may have left directories its own UID cannot enter
         shutil.rmtree(base / inside, ignore_errors=True)
+    (base / procview.EMPTY_FILE).unlink(missing_ok=True)
     try:
         base.rmdir()
     except FileNotFoundError:
@@ -105,9 +106,12 @@ class BotProcess:
         cgroup: BotCgroup | None = None,
         disk: disk.DiskSpace | None = None,
         clock: cpuclock.CpuClock | None = None,
+        init: bool = False,
     ) -> None:
         self.pid = popen.pid
         self.level = level
+        self.own_pid_namespace = init
+        """basic: the bot runs in a PID namespace of its own, whose init (bootstrap.py) pid is (strict: always)."""
         self.workdir = workdir
         """On the host; at strict and at basic as root an empty place-holder, the bot's own being a tmpfs of its
         mount namespace (read it through files_path())."""
@@ -184,7 +188,7 @@ class BotProcess:
             if pid == 0:
                 return
             self._usage = usage
-            self._returncode = faults.returncode_from_status(status, self.level)
+            self._returncode = faults.returncode_from_status(status, self.level, init=self.own_pid_namespace)
         self._popen.returncode = self._returncode  # so Popen never waits for this pid itself
 
     def returncode(self) -> int | None:
