@@ -114,6 +114,13 @@ def _become_bot(linux: dict[str, Any], setup: dict[str, Any], parent_pid: int) -
         _module("landlock")["restrict"](*setup["landlock"])
     if setup["seccomp"] is not None:
         linux["install_seccomp"](setup["seccomp"])
+    if setup["sysinfo"] is not None:  # the arena answers sysinfo() (sysinfo.py): it gets the listener
+        program, number, channel = setup["sysinfo"]
+        listener = linux["install_listener"](program, number)
+        socket = sys.modules["socket"]  # imported by main() while the interpreter's files were still in reach
+        with socket.socket(fileno=channel) as arena:
+            socket.send_fds(arena, [b"listener"], [listener])
+        os.close(listener)
 
 
 def _prepare(setup: dict[str, Any], status: int) -> None:
@@ -189,6 +196,8 @@ def main(setup_fd: int, status: int) -> NoReturn:
     try:
         os.set_inheritable(status, False)  # so that a successful exec closes it
         setup = _read_setup(setup_fd)
+        if setup["sysinfo"] is not None:
+            import socket  # noqa: F401  (now: once the bot's ids are taken, the standard library may be out of reach)
         _prepare(setup, status)
         _as_a_new_program()
         stage = "exec"

@@ -56,6 +56,7 @@ class ChildSetup:
     landlock: tuple[int, tuple[tuple[bytes, int], ...]] | None = None  # ABI, (path, rights): landlock.restrict
     seccomp: bytes | None = None  # the filter's program (seccomp.py), loaded last
     namespaces: bool = False  # PID, IPC and network namespaces of its own, and a /proc of its PID namespace (root)
+    sysinfo: tuple[bytes, int, int] | None = None  # sysinfo.py's filter, seccomp()'s number, the socket to the arena
 
     def payload(self, argv: list[str], env: dict[str, str]) -> bytes:
         """What bootstrap.py reads: marshal's bytes (no import to read them); paths, the command line and the
@@ -83,6 +84,7 @@ class ChildSetup:
             "landlock": self.landlock,
             "seccomp": self.seccomp,
             "namespaces": self.namespaces,
+            "sysinfo": self.sysinfo,
             "argv": tuple(os.fsencode(part) for part in argv),
             "env": {os.fsencode(name): os.fsencode(value) for name, value in env.items()},
         }

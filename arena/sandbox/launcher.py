@@ -10,6 +10,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -32,6 +33,7 @@ from arena.sandbox import (
     procview,
     reaper,
     seccomp,
+    sysinfo,
     users,
     views,
 )
@@ -141,11 +143,14 @@ def _kill_late(popen: subprocess.Popen[bytes]) -> None:
 class _Fds:
     """The pipes of one start: the arena keeps its ends, the child's ends are closed once it has them."""
 
-    def __init__(self, stdio: bool, info: bool) -> None:
+    def __init__(self, stdio: bool, info: bool, sysinfo: bool) -> None:
         self.mine: dict[str, int] = {}
         self.theirs: dict[str, int] = {}
         wanted = ["stderr"] + (["stdin", "stdout"] if stdio else []) + (["info"] if info else [])
         try:
+            if sysinfo:  # the listener's way to the arena (sysinfo.py)
+                ours, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.mine["sysinfo"], self.theirs["sysinfo"] = ours.detach(), its.detach()
             for name in wanted:
                 read, write = os.pipe2(os.O_CLOEXEC)
                 if name == "stdin":
@@ -174,6 +179,29 @@ class _Fds:
         for fd in self.mine.values():
             close_fd(fd)
         self.mine.clear()
+
+
+def _answers_sysinfo(level: SandboxLevel) -> bool:
+    """Whether the arena answers this bot's sysinfo() (sysinfo.py); where it cannot, that is said once."""
+    if level is SandboxLevel.NONE:
+        return False
+    problem = sysinfo.available()
+    if problem is not None:
+        notices.warn_once(
+            f"sandbox: the arena cannot answer bots' sysinfo() here ({problem}): it shows them the machine's free"
+            " memory and process count, which bots can move to signal each other"
+        )
+    return problem is None
+
+
+def _watch_sysinfo(channel: int, memory_bytes: int) -> None:
+    """Take the listener the bot's start sent (before its exec, so it is there) and answer its sysinfo() calls."""
+    with socket.socket(fileno=channel) as arena:
+        arena.settimeout(child.START_TIMEOUT_S)
+        _, listeners, _, _ = socket.recv_fds(arena, 16, 1)
+    if not listeners:
+        raise SandboxError("the bot's start sent no sysinfo listener")
+    sysinfo.answerer.watch(listeners[0], memory_bytes)
 
 
 def _seccomp_program(own_network: bool) -> bytes | None:
@@ -302,7 +330,7 @@ def start(
         space = _disk_space(level, spec, base, mounts=mounts)
         namespaces = mounts and level is SandboxLevel.BASIC and pid_namespaces_problem() is None
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
-        fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT)
+        fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT, sysinfo=_answers_sysinfo(level))
         if level is SandboxLevel.STRICT:
             assert bwrap_path is not None
             plan = plans.strict(spec, argv, place, _strict_fds(fds, spec, base), bwrap_path=bwrap_path)
@@ -313,6 +341,13 @@ def start(
             plan = plans.none(spec, argv, place)
         joins = (*(clock.procs_files if clock else ()), *((cgroup.procs_file,) if cgroup else ()))
         setup = replace(plan.setup, cgroup_procs=joins)
+        pass_fds = plan.pass_fds
+        if "sysinfo" in fds.theirs:
+            filter_program = sysinfo.program()
+            number = sysinfo.seccomp_syscall()
+            assert isinstance(filter_program, bytes) and number is not None  # sysinfo.available() said so
+            setup = replace(setup, sysinfo=(filter_program, number, fds.theirs["sysinfo"]))
+            pass_fds += (fds.theirs["sysinfo"],)
         stderr = fds.theirs["stderr"]
 
         def spawn() -> subprocess.Popen[bytes]:
@@ -324,7 +359,7 @@ def start(
                 stdin=fds.theirs.get("stdin", subprocess.DEVNULL),
                 stdout=fds.theirs.get("stdout", stderr),
                 stderr=stderr,
-                pass_fds=plan.pass_fds,
+                pass_fds=pass_fds,
                 umask=plan.umask,
             )
 
@@ -341,6 +376,8 @@ def start(
             fds.close_theirs()
             raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {error}") from error
         fds.close_theirs()
+        if "sysinfo" in fds.mine:
+            _watch_sysinfo(fds.mine.pop("sysinfo"), spec.limits.memory_mb * MIB)
         bot = BotProcess(
             popen=popen,
             spec=spec,

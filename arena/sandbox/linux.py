@@ -13,6 +13,8 @@ PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
@@ -91,6 +93,18 @@ def install_seccomp(program: bytes) -> None:
     code = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
     _check(_libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "prctl(PR_SET_SECCOMP)")
+
+
+def install_listener(program: bytes, seccomp_number: int) -> int:
+    """Load a seccomp filter whose notifications go to a new listener: its descriptor (close-on-exec)."""
+    _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    libc = _libc()
+    fd = libc.syscall(seccomp_number, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(fprog))
+    if fd < 0:
+        _check(-1, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)")
+    return int(fd)
 
 
 def unshare(flags: int, what: str) -> None:

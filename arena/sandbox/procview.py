@@ -94,6 +94,11 @@ def _snapshot() -> dict[str, bytes]:
     return found
 
 
+def uptime() -> str:
+    """The machine's uptime in seconds when first asked: what every bot is shown as its uptime."""
+    return _snapshot().get("uptime", b"0").decode()
+
+
 def _meminfo(memory_bytes: int) -> bytes:
     kib = memory_bytes // 1024
     fields = {"MemTotal": kib, "MemFree": kib, "MemAvailable": kib}
