@@ -204,9 +204,9 @@ def _watch_sysinfo(channel: int, memory_bytes: int) -> None:
     sysinfo.answerer.watch(listeners[0], memory_bytes)
 
 
-def _seccomp_program(own_network: bool) -> bytes | None:
+def _seccomp_program(own_namespaces: bool) -> bytes | None:
     """The filter's program (seccomp.py), or None, said once, where libseccomp cannot make it."""
-    program = seccomp.program(own_network=own_network)
+    program = seccomp.program(own_namespaces=own_namespaces)
     if isinstance(program, str):
         notices.warn_once(
             f"sandbox: no seccomp filter for bots here ({program}); bots can signal each other through file locks"
@@ -218,7 +218,7 @@ def _seccomp_program(own_network: bool) -> bytes | None:
 
 def _strict_fds(fds: _Fds, spec: LaunchSpec, base: Path) -> plans.StrictFds:
     """What bwrap reads at this start besides its info pipe: the seccomp filter and the /proc masks (procview.py)."""
-    program = _seccomp_program(own_network=True)
+    program = _seccomp_program(own_namespaces=True)
     seccomp_fd = fds.give("seccomp", program) if program is not None else None
     laid = []
     for index, mask in enumerate(procview.masks(spec.limits.memory_mb * MIB)):
@@ -235,7 +235,7 @@ def basic_gaps(*, namespaces: bool) -> list[str]:
     gaps = landlock.missing(landlock_abi())
     if namespaces:
         gaps = [gap for gap in gaps if gap not in ("signals", "abstract unix sockets", "TCP on loopback")]
-    elif "TCP on loopback" in gaps and not isinstance(seccomp.program(own_network=False), str):
+    elif "TCP on loopback" in gaps and not isinstance(seccomp.program(own_namespaces=False), str):
         gaps.remove("TCP on loopback")  # the filter allows it no socket but a Unix one
     return gaps
 
@@ -251,7 +251,8 @@ def _confinement(*, namespaces: bool) -> plans.Confinement:
             f"sandbox: this kernel has {have} (Linux 6.12 on has ABI 6): basic bots are not kept from"
             f" {', '.join(gaps)} (docs/configuration.md#sandbox)"
         )
-    return plans.Confinement(landlock_abi=abi, seccomp=_seccomp_program(own_network=namespaces), namespaces=namespaces)
+    program = _seccomp_program(own_namespaces=namespaces)
+    return plans.Confinement(landlock_abi=abi, seccomp=program, namespaces=namespaces)
 
 
 @functools.cache

@@ -33,12 +33,16 @@ def data_limit(memory_mb: int) -> int:
     return memory_mb * MIB + os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 32
 
 
-def rlimits(limits: Limits, *, own_uid: bool) -> tuple[Rlimit, ...]:
+def rlimits(limits: Limits, *, own_uid: bool, nproc_inside: bool = False) -> tuple[Rlimit, ...]:
     """The rlimits of one bot process (and of bwrap, which passes them on to the bot).
 
     RLIMIT_NPROC counts every task of a user. With a UID of its own the count is the bot's alone. Without one
-    (the arena does not run as root) the bot shares the arena user's count, so its limit is set to that count
-    now plus limits.processes: the bot may start that many more, but concurrent bots share the headroom.
+    (the arena does not run as root) the bot shares the arena user's count. Under strict the count is also kept
+    per user namespace, and checked against the limit the namespace was made with: so bwrap makes it with the
+    user's own limit, left as it is here (nproc_inside), and the bot's limits.processes is set inside
+    (plans.strict), on its namespace's count alone. Elsewhere its limit is set to the user's count now plus
+    limits.processes: the bot may start that many more, but concurrent bots share the headroom, and one could
+    tell another something by how much of it it holds.
 
     Memory is limited here only when no cgroup holds it (any mechanism but CGROUP), and then by RLIMIT_DATA (see
     data_limit): the private writable memory a process has mapped, touched or not. Address space merely reserved
@@ -50,7 +54,7 @@ def rlimits(limits: Limits, *, own_uid: bool) -> tuple[Rlimit, ...]:
     return (
         *([_clamp(resource.RLIMIT_DATA, memory, memory)] if by_rlimit else []),
         _clamp(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
-        _clamp(resource.RLIMIT_NPROC, processes, processes),
+        *([] if nproc_inside else [_clamp(resource.RLIMIT_NPROC, processes, processes)]),
         _clamp(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
         _clamp(resource.RLIMIT_FSIZE, limits.file_size_mb * MIB, limits.file_size_mb * MIB),
         _clamp(resource.RLIMIT_CORE, 0, 0),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +105,11 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, fds: StrictFds, bwra
         shown.append((Path(os.path.abspath(spec.socket_dir)), False))
     workdir = disk.inner_workdir(place.base)
     env = command.environment(SandboxLevel.STRICT, workdir, spec.env, marker=None)
+    user = place.user
+    prlimit = shutil.which("prlimit", path=command.SYSTEM_PATH) if user is None else None
+    if prlimit is not None:  # the bot's process limit on its own namespace's count (limits.rlimits)
+        processes = spec.limits.processes
+        argv = [prlimit, f"--nproc={processes}:{processes}", "--", *argv]
     args = bwrap.argv(
         path=bwrap_path,
         binds=[bwrap.Bind(str(path), path, writable) for path, writable in shown],
@@ -115,7 +121,6 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, fds: StrictFds, bwra
         proc_masks=procview.bwrap_args(list(fds.proc), empty_file(place.base)),
         seccomp_fd=fds.seccomp,
     )
-    user = place.user
     return Plan(
         argv=args,
         env={"PATH": command.SYSTEM_PATH, procfs.MARKER_VARIABLE: place.marker},  # bwrap's; the bot's is cleared
@@ -125,7 +130,7 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, fds: StrictFds, bwra
             view=place.view,
             uid=user.uid if user else None,
             gid=user.gid if user else None,
-            rlimits=rlimits(spec.limits, own_uid=user is not None),
+            rlimits=rlimits(spec.limits, own_uid=user is not None, nproc_inside=prlimit is not None),
             cpu=spec.cpu,
         ),
         pass_fds=fds.all(),

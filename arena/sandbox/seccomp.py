@@ -6,10 +6,13 @@ Namespaces keep apart what the kernel names per namespace; these calls reach wha
   as a system file: one sets it, the other tests for it;
 - inotify and fanotify watches on a file both see: one opens or reads it, the other is told;
 - the kernel's key rings, whose quota is counted per user;
-- cachestat (Linux 6.5), which tells whether a file's pages are in the page cache, and POSIX_FADV_DONTNEED, which
-  evicts them so that a page-cache signal can be sent again;
-- sockets other than Unix ones, for a bot without a network namespace of its own (basic without root): two bots
-  on one loopback could talk over UDP, and netlink lets processes address each other by port.
+- what tells whether a file's pages are in the page cache without timing a read: mincore (the kernel answers it
+  for the files the caller owns, and the arena's Python may be the arena user's own), cachestat (Linux 6.5), a
+  read with RWF_NOWAIT, io_uring; and what evicts them so that a page-cache signal could be sent again:
+  POSIX_FADV_DONTNEED, MADV_COLD, MADV_PAGEOUT;
+- for a bot without network and IPC namespaces of its own (basic without root): sockets other than Unix ones (two
+  bots on one loopback could talk over UDP, and netlink lets processes address each other by port), System V IPC
+  and POSIX message queues, which the kernel keeps per IPC namespace.
 
 A refused call fails with an error number a program expects from a kernel without the feature (ENOLCK, ENOSYS,
 EACCES), never kills the bot: a runtime that tries a lock or a watch it can do without goes on. An fadvise that
@@ -36,11 +39,18 @@ log = logging.getLogger(__name__)
 
 F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE = 6, 7, 37, 38, 1024
 POSIX_FADV_DONTNEED = 4
+MADV_COLD, MADV_PAGEOUT = 20, 21
+RWF_NOWAIT = 0x8
 AF_UNIX = 1
 INT_MASK = 0xFFFF_FFFF
 """Arguments declared int: the kernel reads their low 32 bits, so a filter must compare no more (a bot could set
 the upper half to slip past an exact 64-bit comparison)."""
 
+IPC = ("shmget", "semget", "msgget", "mq_open", "ipc")
+"""System V IPC, POSIX message queues and the 32-bit ABI's door to both: names shared by every process outside an
+IPC namespace (shared memory and semaphores of POSIX are files in /dev/shm, which Landlock closes)."""
+READS = ("preadv2", "pwritev2")
+"""Their flags (argument 5) may ask for RWF_NOWAIT: EAGAIN where the data is not cached, a page-cache probe."""
 COMPAT_ARCHES = {"X86_64": ("X86",), "AARCH64": ("ARM",)}
 """The other ABIs a native process may enter the kernel through, by the native ABI's pyseccomp name."""
 
@@ -55,10 +65,12 @@ class Refusal:
     argument: int | None = None
     value: int = 0
     negate: bool = False  # refuse when the argument is NOT value
+    mask: int = INT_MASK  # the bits of the argument compared (int arguments: the kernel reads the low half)
 
 
-def refusals(*, own_network: bool) -> tuple[Refusal, ...]:
-    """What a bot may not call. own_network: it has a network namespace of its own (no other bot in it)."""
+def refusals(*, own_namespaces: bool) -> tuple[Refusal, ...]:
+    """What a bot may not call. own_namespaces: it has network and IPC namespaces of its own (no other bot in
+    them)."""
     locks = tuple(
         Refusal("fcntl", "errno", errno.ENOLCK, argument=1, value=command)
         for command in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE)
@@ -66,15 +78,19 @@ def refusals(*, own_network: bool) -> tuple[Refusal, ...]:
     always = (
         Refusal("flock", "errno", errno.ENOLCK),
         *(Refusal(name, "errno", errno.ENOSYS) for name in ("inotify_init", "inotify_init1", "fanotify_init")),
-        *(Refusal(name, "errno", errno.ENOSYS) for name in ("add_key", "request_key", "keyctl", "cachestat")),
+        *(Refusal(name, "errno", errno.ENOSYS) for name in ("add_key", "request_key", "keyctl")),
+        *(Refusal(name, "errno", errno.ENOSYS) for name in ("mincore", "cachestat", "io_uring_setup")),
+        *(Refusal(name, "errno", errno.EOPNOTSUPP, argument=5, value=RWF_NOWAIT, mask=RWF_NOWAIT) for name in READS),
         Refusal("fadvise64", "succeed", argument=3, value=POSIX_FADV_DONTNEED),
+        *(Refusal("madvise", "succeed", argument=2, value=advice) for advice in (MADV_COLD, MADV_PAGEOUT)),
     )
     network = (
         ()
-        if own_network
+        if own_namespaces
         else (
             Refusal("socket", "errno", errno.EACCES, argument=0, value=AF_UNIX, negate=True),
             Refusal("socketcall", "errno", errno.EACCES),  # the 32-bit ABI's door to socket(), arguments unseen
+            *(Refusal(name, "errno", errno.ENOSYS) for name in IPC),
         )
     )
     return locks + always + network
@@ -87,7 +103,7 @@ def _compat_locks() -> Iterator[Refusal]:
 
 
 @functools.cache
-def program(*, own_network: bool) -> bytes | str:
+def program(*, own_namespaces: bool) -> bytes | str:
     """The BPF program of the filter, or why none can be made here (one phrase)."""
     try:
         import pyseccomp
@@ -96,7 +112,7 @@ def program(*, own_network: bool) -> bytes | str:
     try:
         chosen = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
         _add_arches(pyseccomp, chosen)
-        for refusal in (*refusals(own_network=own_network), *_compat_locks()):
+        for refusal in (*refusals(own_namespaces=own_namespaces), *_compat_locks()):
             _add(pyseccomp, chosen, refusal)
         with tempfile.TemporaryFile() as file:
             chosen.export_bpf(file)
@@ -125,7 +141,7 @@ def _add(pyseccomp: Any, chosen: Any, refusal: Refusal) -> None:
         # Refuse unless exactly value: a value with its upper half set is refused too, which is only safer.
         conditions.append(pyseccomp.Arg(refusal.argument, pyseccomp.NE, refusal.value))
     elif refusal.argument is not None:
-        conditions.append(pyseccomp.Arg(refusal.argument, pyseccomp.MASKED_EQ, INT_MASK, refusal.value))
+        conditions.append(pyseccomp.Arg(refusal.argument, pyseccomp.MASKED_EQ, refusal.mask, refusal.value))
     try:
         chosen.add_rule(action, refusal.syscall, *conditions)
     except (OSError, ValueError) as error:
