@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import functools
 import logging
 import os
 import secrets
@@ -23,17 +22,14 @@ from arena.sandbox import (
     cgroups,
     child,
     command,
+    confinement,
     cpuclock,
     disk,
     guardian,
-    landlock,
     memwatch,
     notices,
     plans,
-    procview,
     reaper,
-    seccomp,
-    sysinfo,
     users,
     views,
 )
@@ -181,92 +177,6 @@ class _Fds:
         self.mine.clear()
 
 
-def _answers_sysinfo(level: SandboxLevel) -> bool:
-    """Whether the arena answers this bot's sysinfo() (sysinfo.py); where it cannot, that is said once."""
-    if level is SandboxLevel.NONE:
-        return False
-    problem = sysinfo.available()
-    if problem is not None:
-        notices.warn_once(
-            f"sandbox: the arena cannot answer bots' sysinfo() here ({problem}): it shows them the machine's free"
-            " memory and process count, which bots can move to signal each other"
-        )
-    return problem is None
-
-
-def _watch_sysinfo(channel: int, memory_bytes: int) -> None:
-    """Take the listener the bot's start sent (before its exec, so it is there) and answer its sysinfo() calls."""
-    with socket.socket(fileno=channel) as arena:
-        arena.settimeout(child.START_TIMEOUT_S)
-        _, listeners, _, _ = socket.recv_fds(arena, 16, 1)
-    if not listeners:
-        raise SandboxError("the bot's start sent no sysinfo listener")
-    sysinfo.answerer.watch(listeners[0], memory_bytes)
-
-
-def _seccomp_program(own_namespaces: bool) -> bytes | None:
-    """The filter's program (seccomp.py), or None, said once, where libseccomp cannot make it."""
-    program = seccomp.program(own_namespaces=own_namespaces)
-    if isinstance(program, str):
-        notices.warn_once(
-            f"sandbox: no seccomp filter for bots here ({program}); bots can signal each other through file locks"
-            " and inotify on the files they all see (install libseccomp2)"
-        )
-        return None
-    return program
-
-
-def _strict_fds(fds: _Fds, spec: LaunchSpec, base: Path) -> plans.StrictFds:
-    """What bwrap reads at this start besides its info pipe: the seccomp filter and the /proc masks (procview.py)."""
-    program = _seccomp_program(own_namespaces=True)
-    seccomp_fd = fds.give("seccomp", program) if program is not None else None
-    laid = []
-    for index, mask in enumerate(procview.masks(spec.limits.memory_mb * MIB)):
-        fd = fds.give(f"proc-{index}", mask.content) if mask.kind is procview.MaskKind.DATA else None
-        laid.append((mask, fd))
-    empty = plans.empty_file(base)
-    empty.touch(mode=0o444)
-    return plans.StrictFds(info=fds.theirs["info"], seccomp=seccomp_fd, proc=tuple(laid))
-
-
-def basic_gaps(*, namespaces: bool) -> list[str]:
-    """What keeps a basic bot from the others nowhere here, as phrases: what this kernel's Landlock lacks, less
-    what its own namespaces (root) or the seccomp filter hold instead."""
-    gaps = landlock.missing(landlock_abi())
-    if namespaces:
-        gaps = [gap for gap in gaps if gap not in ("signals", "abstract unix sockets", "TCP on loopback")]
-    elif "TCP on loopback" in gaps and not isinstance(seccomp.program(own_namespaces=False), str):
-        gaps.remove("TCP on loopback")  # the filter allows it no socket but a Unix one
-    return gaps
-
-
-def _confinement(*, namespaces: bool) -> plans.Confinement:
-    """What keeps a basic bot from the others here: namespaces (root, where mounts can be made), Landlock, seccomp;
-    what is missing is said once."""
-    abi = landlock_abi()
-    gaps = basic_gaps(namespaces=namespaces)
-    if gaps:
-        have = f"Landlock ABI {abi}" if abi else "no Landlock"
-        notices.warn_once(
-            f"sandbox: this kernel has {have} (Linux 6.12 on has ABI 6): basic bots are not kept from"
-            f" {', '.join(gaps)} (docs/configuration.md#sandbox)"
-        )
-    program = _seccomp_program(own_namespaces=namespaces)
-    return plans.Confinement(landlock_abi=abi, seccomp=program, namespaces=namespaces)
-
-
-@functools.cache
-def pid_namespaces_problem() -> str | None:
-    """Why basic bots cannot have PID namespaces of their own here (child.py), or None; asked once."""
-    return child.pid_namespaces_problem()
-
-
-@functools.cache
-def landlock_abi() -> int:
-    """The running kernel's Landlock ABI (0: none), asked once."""
-    return landlock.abi()
-
-
 def _own_uid_lost(spec: LaunchSpec, view: views.View, base: Path, problem: str) -> str:
     """The warning for a bot that runs as the arena's user because its view cannot be made here. It names
     the same closed folder for every bot it applies to, never the bot's own private box, so it is said once."""
@@ -289,7 +199,7 @@ def start(
     base: Path | None = None
     fds: _Fds | None = None
     popen: subprocess.Popen[bytes] | None = None
-    confinement = plans.Confinement()
+    kept = plans.Confinement()
     cgroup: cgroups.BotCgroup | None = None
     clock: cpuclock.CgroupClock | cpuclock.V1Clock | None = None
     place: plans.Place | None = None
@@ -329,25 +239,28 @@ def start(
                 _give_to(user, Path(spec.socket_dir))
         mounts = user is not None and problem is None
         space = _disk_space(level, spec, base, mounts=mounts)
-        namespaces = mounts and level is SandboxLevel.BASIC and pid_namespaces_problem() is None
+        namespaces = mounts and level is SandboxLevel.BASIC and confinement.pid_namespaces_problem() is None
         place = plans.Place(base=base, workdir=workdir, user=user, marker=secrets.token_hex(12), view=view, disk=space)
-        fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT, sysinfo=_answers_sysinfo(level))
+        fds = _Fds(spec.stdio, info=level is SandboxLevel.STRICT, sysinfo=confinement.answers_sysinfo(level))
         if level is SandboxLevel.STRICT:
             assert bwrap_path is not None
-            plan = plans.strict(spec, argv, place, _strict_fds(fds, spec, base), bwrap_path=bwrap_path)
+            plan = plans.strict(
+                spec,
+                argv,
+                place,
+                confinement.strict_fds(fds.give, fds.theirs["info"], spec, base),
+                bwrap_path=bwrap_path,
+            )
         elif level is SandboxLevel.BASIC:
-            confinement = _confinement(namespaces=namespaces)
-            plan = plans.basic(spec, argv, place, confinement)
+            kept = confinement.basic(namespaces=namespaces)
+            plan = plans.basic(spec, argv, place, kept)
         else:
             plan = plans.none(spec, argv, place)
         joins = (*(clock.procs_files if clock else ()), *((cgroup.procs_file,) if cgroup else ()))
         setup = replace(plan.setup, cgroup_procs=joins)
         pass_fds = plan.pass_fds
         if "sysinfo" in fds.theirs:
-            filter_program = sysinfo.program()
-            number = sysinfo.seccomp_syscall()
-            assert isinstance(filter_program, bytes) and number is not None  # sysinfo.available() said so
-            setup = replace(setup, sysinfo=(filter_program, number, fds.theirs["sysinfo"]))
+            setup = replace(setup, sysinfo=confinement.sysinfo_setup(fds.theirs["sysinfo"]))
             pass_fds += (fds.theirs["sysinfo"],)
         stderr = fds.theirs["stderr"]
 
@@ -378,7 +291,7 @@ def start(
             raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {error}") from error
         fds.close_theirs()
         if "sysinfo" in fds.mine:
-            _watch_sysinfo(fds.mine.pop("sysinfo"), spec.limits.memory_mb * MIB)
+            confinement.watch_sysinfo(fds.mine.pop("sysinfo"), spec.limits.memory_mb * MIB)
         bot = BotProcess(
             popen=popen,
             spec=spec,
@@ -394,7 +307,7 @@ def start(
             cgroup=cgroup,
             disk=space,
             clock=clock,
-            init=confinement.namespaces,
+            init=kept.namespaces,
         )
     except BaseException:
         if popen is not None:

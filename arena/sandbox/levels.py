@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from arena.sandbox import bwrap, launcher, notices
+from arena.sandbox import bwrap, confinement, launcher, notices
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.process import BotProcess
 from arena.sandbox.spec import LaunchSpec, SandboxLevel
@@ -57,9 +57,9 @@ def reset() -> None:
 def basic_shares() -> list[str]:
     """What a basic bot shares with the other bots and the arena on this machine (launcher.py's confinement)."""
     if os.geteuid() != 0:
-        return ["the arena's user ID", *launcher.basic_gaps(namespaces=False)]
-    namespaces = launcher.pid_namespaces_problem() is None and views_problem() is None
-    return launcher.basic_gaps(namespaces=namespaces)
+        return ["the arena's user ID", *confinement.basic_gaps(namespaces=False)]
+    namespaces = confinement.pid_namespaces_problem() is None and views_problem() is None
+    return confinement.basic_gaps(namespaces=namespaces)
 
 
 def fallback_warning(problem: str) -> str:
