@@ -209,12 +209,22 @@ def _bots(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from arena.config import Format, config_hash, load_config
     from arena.runner.schedule import preview
-    from arena.store.database import another_configuration, recorded_config_hash, recorded_durations
+    from arena.store.database import (
+        another_configuration,
+        another_seed,
+        recorded_config_hash,
+        recorded_durations,
+        recorded_seed,
+    )
 
     config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
+    _say_seed_warning(config, args.file)
     stored, this = recorded_config_hash(config.output), config_hash(config)
     if stored is not None and stored != this:  # as arena run would refuse it
         raise another_configuration(config.output, stored, this)
+    kept = recorded_seed(config.output)
+    if config.seed is not None and kept is not None and kept != config.seed:
+        raise another_seed(config.output, config.seed)
     size = preview(config)
     print(
         f"{args.file}: ok — {config.format.value}, {_plural(len(config.bots), 'bot', 'bots')},"
@@ -343,6 +353,7 @@ def _run(args: argparse.Namespace) -> int:
         from arena.config import ExecutorType
 
         config = replace(config, executor=replace(config.executor, type=ExecutorType.DASK, address=args.dask))
+    _say_seed_warning(config, args.file)
     _say_sandbox_fallback(config)
     _retired_replay_pages(args.replay_pages)
     from arena.report.live import LiveStandings
@@ -368,6 +379,16 @@ def _run(args: argparse.Namespace) -> int:
         print(failures, file=sys.stderr)
         return 1
     return 0
+
+
+def _say_seed_warning(config: TournamentConfig, shown: Path) -> None:
+    """A written seed a bot could know: every deal would follow from it. Said once, before the run (its workers
+    do not load the file)."""
+    from arena.config import seed_warning
+
+    warning = seed_warning(config)
+    if warning is not None:
+        print(f"arena: {shown}: {warning}", file=sys.stderr)
 
 
 def _say_sandbox_fallback(config: TournamentConfig) -> None:

@@ -4,6 +4,7 @@ executor can carry them), that the store records and the report reads, none of t
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass
 
 from arena.engine import FaultReason
@@ -77,6 +78,22 @@ class MatchFailed:
 
 MatchOutcome = MatchDone | MatchFailed
 """What an executor hands back for each job."""
+
+
+DRAWN_SEED_BITS = 128
+"""A tournament seed drawn for its output folder: far past what a bot could try in a match's time."""
+GUESSABLE_SEEDS = 2**64
+"""A written seed below this is short enough for a bot to try every candidate and predict the deals."""
+
+
+def draw_tournament_seed() -> int:
+    """A tournament seed from the system's entropy: no bot can guess it, so none can foresee a deal."""
+    return secrets.randbits(DRAWN_SEED_BITS)
+
+
+def guessable(tournament_seed: int) -> bool:
+    """Whether a seed is short enough to be found by trying seeds, and every deal then predicted from it."""
+    return tournament_seed < GUESSABLE_SEEDS
 
 
 def match_seed(tournament_seed: int, deal_key: str) -> int:

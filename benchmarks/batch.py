@@ -76,7 +76,9 @@ def write_config(directory: Path, matches: int) -> Path:
 def scheduled_jobs(config: TournamentConfig) -> list[MatchJob]:
     """The matches `run_tournament` plays for this round-robin, as it builds them."""
     tables = round_robin(list(config.bot_names), config.players_per_match, config.repeats, config.duplicate)
-    return [MatchJob(t.match_id, t.round, t.seats, t.deal_key, match_seed(config.seed, t.deal_key)) for t in tables]
+    seed = config.seed
+    assert seed is not None, "the benchmark's file writes its seed"
+    return [MatchJob(t.match_id, t.round, t.seats, t.deal_key, match_seed(seed, t.deal_key)) for t in tables]
 
 
 def engine_only(config_path: Path) -> dict[str, float]:

@@ -32,7 +32,7 @@ bots:
   - {name: random-1, builtin: random}
   - {name: heuristic, builtin: heuristic}
   - {name: alice, command: [python3, students/alice/bot.py]}
-  - {name: bob, command: [./bob], protocol: stdio}
+  - {name: bob, command: [./bob/bob], protocol: stdio}
 """
 
 SMALL = """\
@@ -62,11 +62,12 @@ def problems(path: Path) -> list[str]:
 
 @pytest.fixture
 def bots_dir(tmp_path: Path) -> Path:
-    """The files the command bots of VALID name: a Python script and an executable."""
+    """The files the command bots of VALID name: a Python script and an executable, each in a folder of its own."""
     alice = tmp_path / "students" / "alice"
     alice.mkdir(parents=True)
     (alice / "bot.py").write_text("print('hello')\n")
-    bob = tmp_path / "bob"
+    bob = tmp_path / "bob" / "bob"
+    bob.parent.mkdir()
     bob.write_text("#!/bin/sh\n")
     bob.chmod(0o755)
     return tmp_path
@@ -96,9 +97,9 @@ def test_a_valid_file_loads_with_paths_resolved_against_its_directory(bots_dir: 
     assert alice.command.directory == bots_dir.resolve() / "students" / "alice"
     assert alice.command.protocol == "zmq"
     assert bob.command is not None
-    assert bob.command.command == (str(bots_dir.resolve() / "bob"),)
+    assert bob.command.command == (str(bots_dir.resolve() / "bob" / "bob"),)
     assert bob.command.protocol == "stdio"
-    assert bob.command.directory == bots_dir.resolve()
+    assert bob.command.directory == bots_dir.resolve() / "bob"
 
 
 def test_the_wall_cap_and_pondering_are_limits_too(tmp_path: Path) -> None:
@@ -115,7 +116,7 @@ def test_the_wall_cap_and_pondering_are_limits_too(tmp_path: Path) -> None:
 def test_defaults_come_from_the_project_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, SMALL))
     assert config.ruleset == "2019"
-    assert (config.rounds, config.repeats, config.duplicate, config.seed) == (3, 1, False, 0)
+    assert (config.rounds, config.repeats, config.duplicate, config.seed) == (3, 1, False, None)
     assert config.concurrency >= 1
     assert config.sandbox is SandboxLevel.STRICT
     assert config.timing == Timing()
@@ -287,7 +288,8 @@ def test_a_command_bot_needs_its_program_and_its_directory(tmp_path: Path) -> No
         SMALL
         + "  - {name: c, command: [./missing]}\n"
         + "  - {name: d, command: [no-such-program-here, x.py]}\n"
-        + "  - {name: e, command: [python3, bot.py], dir: nowhere}\n",
+        + "  - {name: e, command: [python3, bot.py], dir: nowhere}\n"
+        + "output: ../elsewhere\n",  # not in the directory of c or d, the file's: they would see it
     )
     found = problems(path)
     assert (
@@ -310,6 +312,7 @@ def test_a_command_bots_script_must_be_there(tmp_path: Path) -> None:
         "  - {name: d, command: [sh, -c, x.sh]}\n"
         "  - {name: e, command: [java, -cp, 'alice/a.jar:alice/b.jar', Main]}\n"
         "sandbox: basic\n"
+        "output: ../elsewhere\n"  # not in the directory of c, d and e, the file's: they would see it
     )
     assert load_config(write(tmp_path, SMALL + fine)).bots[2].command is not None
     path = write(tmp_path, SMALL + "  - {name: c, command: [python3, alice/bto.py]}\n")
@@ -477,3 +480,169 @@ def test_the_disk_limit_is_read_and_checked_and_a_tournament_begun_without_it_ke
     assert problems(write(tmp_path, SMALL + "limits: {disk_mb: 0}\n")) == [
         "7: limits.disk_mb: must be at least 1, not the number 0"
     ]
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("**/*.yaml")), ids=lambda path: path.name)
+def test_the_example_projects_tournaments_are_valid(example: Path) -> None:
+    assert load_config(example).bots
+
+
+def test_a_seed_may_be_left_out_or_written_up_to_256_bits_in_decimal_or_hex(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, SMALL)).seed is None  # drawn for the output folder when it is created
+    largest = 2**256 - 1
+    assert load_config(write(tmp_path, SMALL + f"seed: {largest}\n")).seed == largest
+    assert load_config(write(tmp_path, SMALL + f"seed: {largest:#x}\n")).seed == largest
+    assert load_config(write(tmp_path, SMALL + "seed: 0xdeadbeef\n")).seed == 0xDEADBEEF
+    assert problems(write(tmp_path, SMALL + f"seed: {2**256}\n")) == [
+        f"7: seed: must be less than 2**256, not the number {2**256}"
+    ]
+
+
+def test_a_file_without_a_seed_hashes_as_seed_0_did_and_the_same_on_every_load(tmp_path: Path) -> None:
+    """The seed drawn for a folder is the folder's: the file is the same configuration on every run, and a folder
+    begun when a file without a seed meant seed 0 resumes."""
+    seedless = config_hash(load_config(write(tmp_path, SMALL, "a.yaml")))
+    assert config_hash(load_config(write(tmp_path, SMALL, "b.yaml"))) == seedless
+    assert config_hash(load_config(write(tmp_path, SMALL + "seed: 0\n", "c.yaml"))) == seedless
+    assert config_hash(load_config(write(tmp_path, SMALL + f"seed: {2**200}\n", "d.yaml"))) != seedless
+
+
+WEAK = "is short enough to guess, and bots could predict every deal from it"
+
+
+@pytest.mark.parametrize(
+    ("seed", "said"),
+    [
+        ("seed: 42\n", True),
+        (f"seed: {2**64 - 1}\n", True),
+        (f"seed: {2**64}\n", False),
+        (f"seed: {2**128:#x}\n", False),
+    ],
+)
+def test_validate_says_once_that_a_short_written_seed_can_be_guessed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: str, said: bool
+) -> None:
+    path = write(tmp_path, SMALL + seed)
+    assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    if not said:
+        assert err == ""
+        return
+    number = load_config(path).seed
+    assert err == (
+        f"arena: {path}: seed {number} {WEAK}; leave seed out to have a 128-bit one drawn and kept in the output"
+        " folder, or write a strong one: python3 -c 'import secrets; print(secrets.randbits(128))'\n"
+    )
+
+
+def test_validate_says_nothing_of_the_seed_of_a_file_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(write(tmp_path, SMALL))]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_validate_refuses_a_written_seed_other_than_the_one_its_output_folder_keeps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file without a seed hashes as `seed: 0`: only the kept seed tells the two apart."""
+    from arena.store import ResultStore
+
+    seedless = load_config(write(tmp_path, SMALL, "seedless.yaml"))
+    ResultStore.create_or_resume(seedless.output, config_hash(seedless), {}, False, seedless.seed).close()
+    assert main(["validate", str(write(tmp_path, SMALL, "again.yaml"))]) == 0
+    capsys.readouterr()
+    zero = write(tmp_path, SMALL + "seed: 0\n", "zero.yaml")
+    assert main(["validate", str(zero)]) == 2
+    assert f"arena: {seedless.output} holds the results of the same configuration with another seed than 0" in (
+        capsys.readouterr().err
+    )
+
+
+def _bot_folders(tmp_path: Path) -> None:
+    """alice/bot.py, and bob/bob beside it: each bot's directory is its own folder."""
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bot.py").write_text("")
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "bob").write_text("#!/bin/sh\n")
+    (tmp_path / "bob" / "bob").chmod(0o755)
+
+
+INSIDE = "which the sandbox shows the bot: it could read the results kept there, the seed that decides every deal"
+
+
+def test_an_output_folder_inside_a_sandboxed_bots_directory_is_refused_at_the_line_of_output(tmp_path: Path) -> None:
+    _bot_folders(tmp_path)
+    alice = "  - {name: alice, command: [python3, alice/bot.py]}\n"
+    for sandbox in ("", "sandbox: strict\n", "sandbox: basic\n"):
+        path = write(tmp_path, SMALL + alice + sandbox + "output: alice/results\n")
+        line = 8 + bool(sandbox)
+        assert problems(path) == [
+            f"{line}: output: {tmp_path.resolve() / 'alice' / 'results'} is inside the directory of bot 'alice',"
+            f" {tmp_path.resolve() / 'alice'}, {INSIDE} among them; put the output outside it, or the bot in a folder"
+            " of its own"
+        ]
+    assert problems(write(tmp_path, SMALL + alice + "output: alice\n"))[0].startswith("8: output: ")  # itself too
+    outside = load_config(write(tmp_path, SMALL + alice + "output: results/alice\n"))
+    assert outside.output == tmp_path.resolve() / "results" / "alice"
+
+
+def test_the_default_output_folder_inside_a_bots_directory_is_refused_at_the_bots_line(tmp_path: Path) -> None:
+    """A bot whose program lies beside the file has the file's folder as its directory, and results/NAME in it."""
+    (tmp_path / "bot.py").write_text("")
+    bots = "  - {name: c, command: [python3, bot.py]}\n  - {name: d, command: [sh, -c, 'exec python3 bot.py']}\n"
+    assert problems(write(tmp_path, SMALL + bots)) == [
+        f"7: output: the default output folder, {tmp_path.resolve() / 'results' / 'small'}, is inside the directory"
+        f" of bots 'c', 'd', {tmp_path.resolve()}, which the sandbox shows each of them: they could read the results"
+        " kept there, the seed that decides every deal among them; put the output outside it, or each bot in a"
+        " folder of its own"
+    ]
+
+
+def test_a_dir_that_holds_the_output_folder_is_refused_too(tmp_path: Path) -> None:
+    _bot_folders(tmp_path)
+    bob = "  - {name: bob, command: [./bob/bob], dir: .}\noutput: results/x\n"
+    assert problems(write(tmp_path, SMALL + bob))[0].startswith(f"8: output: {tmp_path.resolve() / 'results' / 'x'}")
+
+
+def test_trusted_bots_and_built_in_ones_may_have_the_output_folder_beside_them(tmp_path: Path) -> None:
+    _bot_folders(tmp_path)
+    bots = "  - {name: alice, command: [python3, alice/bot.py]}\n  - {name: s, builtin: random, subprocess: true}\n"
+    config = load_config(write(tmp_path, SMALL + bots + "sandbox: none\noutput: alice/results\n"))
+    assert config.output == tmp_path.resolve() / "alice" / "results"
+    assert load_config(write(tmp_path, SMALL + bots + "output: bob-results\n")).bots[2].command is not None
+
+
+def test_validate_says_when_a_sandboxed_bot_could_read_a_written_seed_in_the_file_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot whose program lies beside the file has the file's folder as its directory: a strong seed written
+    there is the bot's to read."""
+    _bot_folders(tmp_path)
+    (tmp_path / "bot.py").write_text("")
+    strong = f"seed: {2**128:#x}\n"
+    own_folder = write(tmp_path, SMALL + "  - {name: alice, command: [python3, alice/bot.py]}\n" + strong)
+    assert main(["validate", str(own_folder)]) == 0
+    assert capsys.readouterr().err == ""
+    beside = SMALL + "  - {name: c, command: [python3, bot.py]}\noutput: ../elsewhere\n"
+    for sandbox, said in (("", True), ("sandbox: basic\n", True), ("sandbox: none\n", False)):
+        assert main(["validate", str(write(tmp_path, beside + sandbox + strong))]) == 0
+        assert capsys.readouterr().err == (
+            f"arena: {tmp_path / 'tournament.yaml'}: seed: this file lies in the directory of bot 'c',"
+            f" {tmp_path.resolve()}, which the sandbox shows the bot: it could read the seed, and predict every deal"
+            " from it; leave seed out to have one drawn and kept in the output folder, or move the file out of that"
+            " directory\n"
+            if said
+            else ""
+        )
+    assert main(["validate", str(write(tmp_path, beside))]) == 0  # no seed in the file: nothing to read there
+    assert capsys.readouterr().err == ""
+
+
+def test_an_output_folder_with_a_nul_character_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """Found checking where the output folder lies: no path holds a NUL, and resolving one raised ValueError."""
+    (tmp_path / "bot.py").write_text("")
+    for bots in ("", "  - {name: c, command: [python3, bot.py]}\n"):
+        assert problems(write(tmp_path, SMALL + bots + 'output: "a\\0b"\n')) == [
+            f"{7 + bool(bots)}: output: must not hold a NUL character (\\0): no path can"
+        ]

@@ -24,6 +24,7 @@ from arena.config import NAME_MAX, Format, TournamentConfig, config_hash, load_c
 from arena.engine import RULESETS
 from arena.errors import ConfigError
 from arena.plugins.registry import NAME
+from arena.sandbox import SandboxLevel
 
 VALID: dict[str, Any] = {
     "name": "night",
@@ -62,7 +63,9 @@ KEYS = st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=8) | st
 YAML_VALUES = st.recursive(
     SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8
 )
-NEAR_VALUES = st.sampled_from([0, -1, 1, 2, 7, 2**63, "2", 2.0, True, None, [], {}, "", "a", "random", "dask"])
+NEAR_VALUES = st.sampled_from(
+    [0, -1, 1, 2, 7, 2**63, 2**256, "2", 2.0, True, None, [], {}, "", "a", "random", "dask", "students/alice"]
+)
 """Values just off what a field wants: a number out of range, a number as text, a list for a scalar."""
 KNOWN_KEYS = sorted({*VALID, *VALID["limits"], *VALID["bots"][2], "gauntlet", "candidates", "rounds", "dir", "x-y"})
 TEXT_EDITS = st.sampled_from(
@@ -119,7 +122,9 @@ def near_valid_documents(draw: st.DrawFn) -> Any:
             else:
                 parent[key] = draw(NEAR_VALUES | YAML_VALUES)
         else:
-            parent.insert(last, copy.deepcopy(draw(st.sampled_from(document.get("bots") or [{}]) | YAML_VALUES)))
+            bots = document.get("bots")  # a change before may have made it anything: a number, a mapping
+            known = bots if isinstance(bots, list) and bots else [{}]
+            parent.insert(last, copy.deepcopy(draw(st.sampled_from(known) | YAML_VALUES)))
     return document
 
 
@@ -168,8 +173,12 @@ def check_holds_together(config: TournamentConfig) -> None:
     if config.gauntlet is not None:
         assert len(set(config.gauntlet.candidates)) == len(config.gauntlet.candidates)
         assert set(config.gauntlet.candidates) <= set(names)
-    assert min(config.rounds, config.repeats, config.concurrency) >= 1 and 0 <= config.seed < 2**63
+    assert min(config.rounds, config.repeats, config.concurrency) >= 1
+    assert config.seed is None or 0 <= config.seed < 2**256
     assert config.output.is_absolute()
+    if config.sandbox is not SandboxLevel.NONE:  # the sandbox shows a bot its directory: no results in there
+        for bot in config.bots:
+            assert bot.command is None or not config.output.is_relative_to(bot.command.directory)
     assert re.fullmatch("[0-9a-f]{64}", config_hash(config))
 
 
@@ -199,6 +208,7 @@ def load_or_report(directory: Path, text: str) -> TournamentConfig | ConfigError
 @example(text="name: &x [*x]\n")
 @example(text="' ': 0\n")
 @example(text='"a\\nb": 0\n')
+@example(text=yaml.safe_dump({**VALID, "output": "a\0b"}))
 def test_any_document_loads_or_is_reported_by_file_and_line(directory: Path, text: str) -> None:
     load_or_report(directory, text)
 

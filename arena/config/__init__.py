@@ -16,6 +16,7 @@ from arena.config.values import (
     TournamentConfig,
     bot_directory,
     config_hash,
+    seed_warning,
 )
 
 
@@ -38,4 +39,5 @@ __all__ = [
     "bot_directory",
     "config_hash",
     "load_config",
+    "seed_warning",
 ]

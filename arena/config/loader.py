@@ -264,6 +264,9 @@ def _command_list(value: object) -> object:
     return value
 
 
+SEED_LIMIT = 2**256
+"""A written seed is below this: room for one as strong as any a tournament needs."""
+
 _Name = Annotated[str, AfterValidator(_safe_name)]
 _Positive = Annotated[int, Field(ge=1)]
 _TIMING = Timing()
@@ -336,7 +339,7 @@ class _Tournament(_Model):
     rounds: _Positive = DEFAULT_ROUNDS
     repeats: _Positive = 1
     duplicate: bool = False
-    seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
+    seed: Annotated[int, Field(ge=0, lt=SEED_LIMIT)] | None = None
     concurrency: _Positive = Field(default_factory=_cores)
     sandbox: Literal["strict", "basic", "none"] = "strict"
     limits: _Limits = _Limits()
@@ -427,8 +430,11 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
                 if key in executor:
                     yield _Problem(("executor", key), "only for type dask: a local run ships nothing")
     output = data.get("output")
-    if isinstance(output, str) and output and (base / output).exists() and not (base / output).is_dir():
+    if isinstance(output, str) and "\0" in output:
+        yield _Problem(("output",), "must not hold a NUL character (\\0): no path can")
+    elif isinstance(output, str) and output and (base / output).exists() and not (base / output).is_dir():
         yield _Problem(("output",), f"{base / output} is a file, not a directory")
+    yield from _output_checks(data, base)
 
     bots = data.get("bots")
     if not isinstance(bots, list):
@@ -457,6 +463,59 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
     sprt = data.get("sprt")
     if fmt == Format.SPRT and isinstance(sprt, dict):
         yield from _sprt_checks(sprt, names, ppm)
+
+
+def _output_checks(data: Mapping[str, Any], base: Path) -> Iterator[_Problem]:
+    """A sandbox shows a bot its own directory, so results kept inside it would be the bot's to read: the
+    folder's seed (every deal follows from it), the other matches' replays, the other bots' logs. Only trusted
+    code (sandbox none) may have them there."""
+    output = _output_path(data, base)
+    if output is None or data.get("sandbox", "strict") == SandboxLevel.NONE.value:
+        return
+    bots = data.get("bots")
+    sharing: dict[Path, list[tuple[int, str]]] = {}
+    for index, bot in enumerate(bots if isinstance(bots, list) else []):
+        directory = _command_bot_directory(bot, base)
+        if directory is not None and output.is_relative_to(directory):
+            sharing.setdefault(directory, []).append((index, str(bot.get("name", f"bots[{index}]"))))
+    for directory, shown in sharing.items():
+        one = len(shown) == 1
+        whose = f"bot {shown[0][1]!r}" if one else "bots " + ", ".join(repr(name) for _, name in shown)
+        what = f"{output} is" if "output" in data else f"the default output folder, {output}, is"
+        yield _Problem(
+            ("output",),
+            f"{what} inside the directory of {whose}, {directory}, which the sandbox shows"
+            f" {'the bot: it' if one else 'each of them: they'} could read the results kept there, the seed that"
+            f" decides every deal among them; put the output outside it, or {'the bot' if one else 'each bot'} in"
+            " a folder of its own",
+            at=("output",) if "output" in data else ("bots", shown[0][0]),
+        )
+
+
+def _output_path(data: Mapping[str, Any], base: Path) -> Path | None:
+    """The output folder, resolved as the configuration will be; None when the file does not say it clearly."""
+    output, name = data.get("output"), data.get("name")
+    if "output" in data and not (isinstance(output, str) and output and "\0" not in output):
+        return None
+    if output is None and not (isinstance(name, str) and NAME.match(name)):
+        return None
+    return (base / (output or f"results/{name}")).resolve()
+
+
+def _command_bot_directory(bot: object, base: Path) -> Path | None:
+    """A command bot's own directory, which its sandbox shows it; None for a built-in bot, or one whose command
+    or dir is malformed or names a missing script (reported by the other checks: its directory is not known)."""
+    if not isinstance(bot, dict) or bot.get("builtin") is not None:
+        return None
+    command, written = bot.get("command"), bot.get("dir")
+    if not (isinstance(command, list) and command and all(isinstance(part, str) and part for part in command)):
+        return None
+    if written is not None and not (isinstance(written, str) and written and (base / written).is_dir()):
+        return None
+    directory = bot_directory(command, written, base).resolve()
+    if next(_missing_scripts(command, (), base, directory, False), None) is not None:
+        return None
+    return directory
 
 
 def _sprt_checks(sprt: Mapping[str, Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
@@ -623,11 +682,18 @@ def _message(detail: ErrorDetails) -> str:
     if kind == "greater_than_equal":
         return f"must be at least {ctx['ge']}, not {_shown(value)}"
     if kind == "less_than":
-        return f"must be less than {ctx['lt']}, not {_shown(value)}"
+        return f"must be less than {_bound(ctx['lt'])}, not {_shown(value)}"
     if kind in ("model_type", "dict_type", "model_attributes_type"):
         return f"must be a mapping (key: value), not {_shown(value)}"
     message = detail["msg"]
     return message[:1].lower() + message[1:]
+
+
+def _bound(limit: object) -> str:
+    """A range's end as a reader writes it: 2**256 rather than its 78 digits."""
+    if isinstance(limit, int) and limit > 2**32 and limit & (limit - 1) == 0:
+        return f"2**{limit.bit_length() - 1}"
+    return str(limit)
 
 
 def _unknown_key(loc: Loc) -> str:

@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from arena.matches import DRAWN_SEED_BITS, guessable
 from arena.players.values import BotCommand, Timing
 from arena.sandbox import Limits, SandboxLevel
 
@@ -112,7 +113,9 @@ class TournamentConfig:
     repeats: int
     """Round-robin: how many times each table is played, seats rotated; 1 for the other formats."""
     duplicate: bool
-    seed: int
+    seed: int | None
+    """As written; None: none was, and the output folder's own seed is used (drawn when the folder is created,
+    kept in its results: ResultStore.tournament_seed)."""
     concurrency: int
     sandbox: SandboxLevel
     timing: Timing
@@ -135,7 +138,11 @@ class TournamentConfig:
 
 def config_hash(config: TournamentConfig) -> str:
     """SHA-256 of what decides a tournament's results: everything but concurrency and output (and the file's
-    comments and layout). Paths count relative to the file's directory, so a moved project keeps its hash."""
+    comments and layout). Paths count relative to the file's directory, so a moved project keeps its hash.
+
+    A file without a seed hashes as `seed: 0`, which it meant before seeds were drawn: a folder begun then
+    resumes. The seed drawn for a folder is not hashed (the same file is the same configuration on every run);
+    the store keeps it, and refuses a written seed other than the one it holds."""
     base = config.source.parent.resolve()
 
     def portable(part: str) -> str:
@@ -160,7 +167,7 @@ def config_hash(config: TournamentConfig) -> str:
         "rounds": config.rounds,
         "repeats": config.repeats,
         "duplicate": config.duplicate,
-        "seed": config.seed,
+        "seed": 0 if config.seed is None else config.seed,
         "sandbox": config.sandbox.value,
         "timing": _hashed_timing(config.timing),
         "limits": _hashed_limits(config.limits),
@@ -171,6 +178,30 @@ def config_hash(config: TournamentConfig) -> str:
         canonical["sprt"] = dataclasses.asdict(config.sprt)
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def seed_warning(config: TournamentConfig) -> str | None:
+    """Why a bot could know the written seed, and so every deal before it is dealt: it is short enough to find by
+    trying seeds, or the file that holds it lies in a sandboxed bot's directory, which the sandbox shows the bot.
+    None for a seed the file leaves to the output folder, and one no bot can reach."""
+    if config.seed is None:
+        return None
+    strong = f"python3 -c 'import secrets; print(secrets.randbits({DRAWN_SEED_BITS}))'"
+    if guessable(config.seed):
+        return (
+            f"seed {config.seed} is short enough to guess, and bots could predict every deal from it; leave seed out"
+            f" to have a {DRAWN_SEED_BITS}-bit one drawn and kept in the output folder, or write a strong one: {strong}"
+        )
+    if config.sandbox is SandboxLevel.NONE:
+        return None
+    for entry in config.bots:
+        if entry.command is not None and config.source.resolve().is_relative_to(entry.command.directory):
+            return (
+                f"seed: this file lies in the directory of bot {entry.name!r}, {entry.command.directory}, which the"
+                " sandbox shows the bot: it could read the seed, and predict every deal from it; leave seed out to"
+                " have one drawn and kept in the output folder, or move the file out of that directory"
+            )
+    return None
 
 
 def _hashed_timing(timing: Timing) -> dict[str, Any]:

@@ -80,7 +80,7 @@ def match_data(match: Match, match_id: str, lines: Sequence[int] | None = None, 
         "format": FORMAT,
         "match_id": match_id,
         "ruleset": match.ruleset.name,
-        "seed": match.seed,
+        "seed": str(match.seed),  # as text: a JavaScript number keeps 53 bits, a match's seed has up to 63
         "players": display_names(match.players),
         "target": match.target,
         "values": dict(values),

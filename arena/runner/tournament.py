@@ -73,6 +73,12 @@ def _log_failure(path: Path, failure: MatchFailed) -> None:
         log.write(failure.error.rstrip("\n") + "\n\n")
 
 
+def for_workers(config: TournamentConfig) -> TournamentConfig:
+    """The configuration as the workers get it: each job brings its match's seed, so the tournament's seed (and
+    the file's text, which may hold it) stays in the arena's process, off a cluster's network and workers."""
+    return dataclasses.replace(config, seed=None, raw_text="")
+
+
 def run_tournament(
     config: TournamentConfig,
     *,
@@ -99,7 +105,9 @@ def run_tournament(
         "arena_version": __version__,
         **({"sprt": json.dumps(dataclasses.asdict(config.sprt))} if config.sprt is not None else {}),
     }
-    store = ResultStore.create_or_resume(config.output, config_hash(config), meta, restart)
+    store = ResultStore.create_or_resume(config.output, config_hash(config), meta, restart, config.seed)
+    seed = store.tournament_seed
+    assert seed is not None  # create_or_resume keeps one
     remove_partials(config.output)  # left by an arena killed mid-write
     pool: Executor | None = None
     bar = tqdm(
@@ -124,9 +132,8 @@ def run_tournament(
             scheduled += len(tables)
             jobs = []
             for table in tables:
-                job = MatchJob(
-                    table.match_id, table.round, table.seats, table.deal_key, match_seed(config.seed, table.deal_key)
-                )
+                deal = match_seed(seed, table.deal_key)
+                job = MatchJob(table.match_id, table.round, table.seats, table.deal_key, deal)
                 if table.match_id in finished:
                     kept += 1
                 elif table.is_bye:
@@ -139,7 +146,7 @@ def run_tournament(
             if not jobs:
                 continue
             if pool is None:
-                pool = executor(config, max(1, min(config.concurrency, len(jobs))))
+                pool = executor(for_workers(config), max(1, min(config.concurrency, len(jobs))))
             with store.batched():  # one transaction per batch of matches; a kill -9 loses its last batch alone
                 for done in pool.run(jobs):
                     if isinstance(done, MatchFailed):

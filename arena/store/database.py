@@ -13,6 +13,10 @@ them again.
 
 The layout has a version (STORE_VERSION, in meta as store_version). A folder of an older layout is brought
 up to date when it is opened, keeping its results; one of a newer layout is refused.
+
+The tournament's seed is the folder's own (meta, as decimal text: SQLite's integers hold 64 bits, a seed up to
+256): the one written in the configuration, else one drawn from the system's entropy when the folder is
+created. A rerun or a resume of the folder reads it, and so deals every match as before.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import orjson
 
 from arena.engine import FaultReason
 from arena.errors import OutputDiskFull, StoreError
-from arena.matches import FaultRow, MatchDone, MatchJob, SeatStats
+from arena.matches import FaultRow, MatchDone, MatchJob, SeatStats, draw_tournament_seed
 from arena.store.disk import is_disk_full, short_of_room, write_atomically, writing
 from arena.store.logs import LOGS, write_log
 from arena.tournament import MatchRecord
@@ -43,8 +47,14 @@ BATCH_MATCHES = 500
 """Matches committed in one transaction at most, inside `batched()`."""
 BATCH_SECONDS = 1.0
 """Inside `batched()`, how long a recorded match waits for its commit at most (give or take a commit's time)."""
-STORE_VERSION = 2
-"""1: the first layout (no store_version in meta); 2: matches.peak_memory."""
+STORE_VERSION = 3
+"""1: the first layout (no store_version in meta); 2: matches.peak_memory; 3: the tournament's seed in meta
+(TOURNAMENT_SEED), which an older arena would not read: resuming a folder whose seed was drawn, it would deal
+with seed 0 instead."""
+TOURNAMENT_SEED = "tournament_seed"
+"""The meta key of the tournament's seed."""
+LEGACY_SEED = 0
+"""The seed of a folder begun before the seed was kept in meta, from a file without one: the default then."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -126,8 +136,13 @@ class ResultStore:
         """What a commit made by the timer thread raised, raised again in the caller's thread."""
 
     @classmethod
-    def create_or_resume(cls, output: Path, config_hash: str, meta: dict[str, str], restart: bool) -> ResultStore:
-        """The store of `output` for this configuration: new, resumed, or (restart) emptied first."""
+    def create_or_resume(
+        cls, output: Path, config_hash: str, meta: dict[str, str], restart: bool, seed: int | None = None
+    ) -> ResultStore:
+        """The store of `output` for this configuration: new, resumed, or (restart) emptied first.
+
+        `seed`: the tournament's seed as written; None draws one for a new folder (restart: a new one), and
+        takes the one kept in a folder begun before."""
         path = output / DATABASE
         if restart and output.exists():
             path.unlink(missing_ok=True)
@@ -141,11 +156,33 @@ class ResultStore:
         store = cls(output, _connect(path))
         stored = store.meta().get("config_hash")
         if stored is None:
-            store._write_meta({**meta, "config_hash": config_hash, "created_at": str(time.time())})
+            drawn = draw_tournament_seed() if seed is None else seed
+            store._write_meta(
+                {**meta, "config_hash": config_hash, TOURNAMENT_SEED: str(drawn), "created_at": str(time.time())}
+            )
         elif stored != config_hash:
             store.close()
             raise another_configuration(output, stored, config_hash)
+        else:
+            store._resume_seed(seed)
         return store
+
+    def _resume_seed(self, written: int | None) -> None:
+        """Check the written seed against the folder's (config_hash counts a file without one as seed 0, so
+        only this tells `seed: 0` from a drawn seed); keep it in a folder begun before seeds were kept."""
+        kept = self.tournament_seed
+        if kept is None:
+            self.set_meta(TOURNAMENT_SEED, str(LEGACY_SEED if written is None else written))
+        elif written is not None and written != kept:
+            self.close()
+            raise another_seed(self.output, written)
+
+    @property
+    def tournament_seed(self) -> int | None:
+        """The seed every match's seed derives from; None in a folder begun before it was kept and not resumed
+        since."""
+        kept = self.meta().get(TOURNAMENT_SEED)
+        return None if kept is None else int(kept)
 
     @classmethod
     def open_existing(cls, output: Path) -> ResultStore:
@@ -412,6 +449,20 @@ def another_configuration(output: Path, stored: str, config_hash: str) -> StoreE
         f"{output} holds the results of a different configuration (stored hash {stored[:12]}, this file's"
         f" {config_hash[:12]}); use another output folder, or --restart to discard those results"
     )
+
+
+def another_seed(output: Path, written: int) -> StoreError:
+    """Why a file whose seed is `written` cannot resume `output`, whose seed was drawn (or is another)."""
+    return StoreError(
+        f"{output} holds the results of the same configuration with another seed than {written} (a drawn one,"
+        " when the file had no seed then); use another output folder, or --restart to discard those results"
+    )
+
+
+def recorded_seed(output: Path) -> int | None:
+    """The tournament seed kept in `output`, if any (read only, as recorded_config_hash)."""
+    rows = _read_only(output, f"SELECT value FROM meta WHERE key = '{TOURNAMENT_SEED}'")
+    return int(rows[0][0]) if rows else None
 
 
 def recorded_durations(output: Path) -> list[float]:

@@ -145,6 +145,9 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
             ]
         )
     stream.write(f"{meta.get('name', '?')}: {meta.get('format', '?')}, {len(records)} matches\n")
+    seed = finished_seed(store)
+    if seed is not None:
+        stream.write(f"seed: {seed} (written in the file, it plays this tournament again anywhere)\n")
     _write_aligned(lines, stream, right={0, 2, 3, 5, 6, 7, 8})
     bots = [s.bot for s in table]
     pairs = head_to_head(store)
@@ -161,6 +164,12 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
             "\nhead to head (at the tables they shared: times the row finished ahead of the column, behind it, level)\n"
         )
     _write_aligned(lines, stream, right=set(range(1, len(bots) + 1)))
+
+
+def finished_seed(store: ResultStore) -> int | None:
+    """The tournament's seed once every match is played, for its reproduction elsewhere; None before (standings
+    are shared while a tournament runs, and no deal may be foreseen from them) and in a folder without one."""
+    return store.tournament_seed if "completed_at" in store.meta() else None
 
 
 def _write_aligned(lines: list[list[str]], stream: TextIO, right: set[int]) -> None:

@@ -69,6 +69,16 @@ def test_a_matchs_data_is_small_and_holds_no_step(two_player: Tournament, three_
     assert "ARENA_REPLAYS = " not in viewer  # the one viewer page holds no match of its own
 
 
+def test_a_matchs_seed_reaches_the_viewer_as_text_every_digit_of_it(two_player: Tournament) -> None:
+    """A JavaScript number keeps 53 bits; a match's seed has up to 63, and the viewer shows it."""
+    seeds = []
+    for replay in sorted((two_player.output / "replays").glob("*.jsonl")):
+        seeds.append(json.loads(replay.read_text().splitlines()[0])["seed"])
+        data = inline_data((two_player.output / "report" / "matches" / f"{replay.stem}.js").read_text())
+        assert data["seed"] == str(seeds[-1])
+    assert max(seeds) > 2**53  # as a number, it would have been shown rounded
+
+
 def test_a_replay_that_breaks_the_rules_is_shown_up_to_the_bad_line(tmp_path: Path) -> None:
     bad = SAMPLES / "invalid" / "wrong-round-winner.jsonl"
     data = replay_data(read_replay(bad))

@@ -26,7 +26,8 @@ def dask_cluster() -> Iterator[Any]:
 
 @pytest.fixture
 def tournament_file(tmp_path: Path, marker: str) -> Callable[..., Path]:
-    """Write a tournament file; `programs` adds that many copies of the example bot as sandboxed programs."""
+    """Write a tournament file; `programs` adds that many copies of the example bot as sandboxed programs; `seed`
+    None leaves the seed out (drawn for the output folder)."""
     bot_dir = tmp_path / "student"
     bot_dir.mkdir()
     shutil.copy(ROOT / "examples" / "random_bot.py", bot_dir / "bot.py")
@@ -40,12 +41,13 @@ def tournament_file(tmp_path: Path, marker: str) -> Callable[..., Path]:
         per_table: int = 2,
         output: str = "out",
         concurrency: int = 2,
+        seed: int | str | None = 7,
     ) -> Path:
         lines = [
             f"name: {name}",
             f"format: {fmt}",
             f"players_per_match: {per_table}",
-            "seed: 7",
+            *([] if seed is None else [f"seed: {seed}"]),
             f"concurrency: {concurrency}",
             "sandbox: strict",
             "limits: {move_ms: 2000, startup_ms: 20000}",
