@@ -103,7 +103,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     from arena.checkbot import check_bot, describe
     from arena.config import bot_directory
     from arena.players.values import BotCommand
-    from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, preflight, resolve_level
+    from arena.sandbox import LaunchSpec, SandboxError, SandboxLevel, SetupError, preflight, resolve_level
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -145,17 +145,21 @@ def _check_bot(args: argparse.Namespace) -> int:
     echo = _stderr_echo(name) if args.stderr else None
     if args.replays is not None:
         args.replays.mkdir(parents=True, exist_ok=True)
-    report = check_bot(
-        bot,
-        ruleset,
-        matches=args.matches,
-        timing=timing,
-        sandbox=level,
-        limits=limits,
-        seed=args.seed,
-        stderr_echo=echo,
-        replays=args.replays,
-    )
+    try:
+        report = check_bot(
+            bot,
+            ruleset,
+            matches=args.matches,
+            timing=timing,
+            sandbox=level,
+            limits=limits,
+            seed=args.seed,
+            stderr_echo=echo,
+            replays=args.replays,
+        )
+    except SetupError as error:
+        print(f"ERROR: the arena could not start your bot here: {error}; this is not your bot's fault")
+        return 2
     if args.replays is not None:
         print(f"replays: {args.replays} (arena replay FILE --html OUT.html shows one move by move)")
     for line in describe(report):

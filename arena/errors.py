@@ -92,6 +92,11 @@ class WorkerFailed(ArenaError):
     """A worker could not play a match because of the arena's own failure, not a bot's."""
 
 
+class RunStopped(ArenaError):
+    """The same failure on the arena's side in match after match: the run stops rather than spend the night on it.
+    What was played is kept; a rerun after the fix resumes."""
+
+
 class ReplayError(ArenaError):
     """A replay that cannot be read: missing, not JSON lines, no match_start."""
 

@@ -74,6 +74,9 @@ class MatchFailed:
     job: MatchJob
     error: str
     """The traceback, for the run's error log."""
+    setup: str = ""
+    """Where a bot's sandbox could not be set up (arena.sandbox.SetupError): why, in one line. The same in match
+    after match, the run stops (the machine will not do better tonight)."""
 
 
 MatchOutcome = MatchDone | MatchFailed

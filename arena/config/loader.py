@@ -46,7 +46,7 @@ from arena.engine import RULESETS
 from arena.errors import ConfigError
 from arena.players.values import BotCommand, Timing, Transport
 from arena.plugins.registry import NAME
-from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel
+from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel, users
 from arena.sandbox.command import bot_path
 from arena.sandbox.command import resolve as find_program
 
@@ -246,6 +246,14 @@ def _number_as_text(value: object) -> object:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _id_range(value: str) -> str:
+    try:
+        users.parse_range(value)
+    except ValueError as error:
+        raise _custom(str(error)) from None
+    return value
+
+
 def _known_ruleset(value: str) -> str:
     if value not in RULESETS:
         raise _custom(f"unknown ruleset {value!r}{_suggest(value, list(RULESETS))} (known: {', '.join(RULESETS)})")
@@ -342,6 +350,7 @@ class _Tournament(_Model):
     seed: Annotated[int, Field(ge=0, lt=SEED_LIMIT)] | None = None
     concurrency: _Positive = Field(default_factory=_cores)
     sandbox: Literal["strict", "basic", "none"] = "strict"
+    bot_uids: Annotated[str, AfterValidator(_id_range)] | None = None
     limits: _Limits = _Limits()
     output: Annotated[str, Field(min_length=1)] | None = None
     bots: Annotated[list[_Bot], Field(min_length=1)]
@@ -848,6 +857,7 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         source=source,
         raw_text=text,
         executor=ExecutorConfig(ExecutorType(model.executor.type), model.executor.address, model.executor.max_bot_mb),
+        bot_uids=users.parse_range(model.bot_uids) if model.bot_uids is not None else None,
     )
 
 

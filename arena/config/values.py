@@ -130,6 +130,9 @@ class TournamentConfig:
     """The file as read: kept beside the results so that a run can be told exactly what it was."""
     executor: ExecutorConfig = ExecutorConfig()
     sprt: SprtConfig | None = None
+    bot_uids: range | None = None
+    """As root: the ids bots run as (arena.sandbox.users); None: the lowest range nobody holds. Not hashed: it
+    changes no result."""
 
     @property
     def bot_names(self) -> tuple[str, ...]:

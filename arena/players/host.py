@@ -34,7 +34,7 @@ from arena.players.channels import POLLIN, Channel, Dropped
 from arena.players.values import BotCommand, Timing
 from arena.protocol import read_hello, read_reply, shutdown_message, welcome_message
 from arena.protocol.replies import malformed
-from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel
+from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, SetupError, probe
 from arena.sandbox.cpuclock import CpuClock
 
 log = logging.getLogger(__name__)
@@ -161,6 +161,7 @@ class BotHost:
             token = self._launch()
             self._await_hello(token)
         except PlayerFault as fault:
+            self._blame_the_sandbox_instead(fault)
             self.stats.failed_starts += 1
             self._last_start_fault = fault
             raise
@@ -170,10 +171,23 @@ class BotHost:
         self._welcome()
         log.debug("bot %s started in %.0f ms", self.bot.name, (time.monotonic() - started) * 1000)
 
+    def _blame_the_sandbox_instead(self, fault: PlayerFault) -> None:
+        """A start that failed may be bwrap's, failing before the bot's program ran (no user namespace left, no
+        memory): a sandbox started afresh here with a program that only exits tells. SetupError if that one
+        fails too, so that neither the bot nor its start count is blamed."""
+        if self.sandbox is SandboxLevel.NONE:
+            return
+        problem = probe(self.sandbox)
+        if problem is not None:
+            raise SetupError(f"the sandbox cannot start a program here: {problem}") from fault
+
     def _launch(self) -> str:
         """Start the process and its channel; the token its hello must carry."""
         token = secrets.token_hex(16)
-        self._directory = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
+        try:
+            self._directory = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
+        except OSError as error:  # the arena's own temporary folder: full, or out of inodes
+            raise SetupError(f"the arena could not start a bot: {error}") from error
         spec = LaunchSpec(
             command=self.bot.command,
             bot_dir=self.bot.directory,
@@ -185,8 +199,12 @@ class BotHost:
         )
         try:
             self._channel, self._process = channels.start(self.bot.protocol, spec, self._directory, self._context)
-        except (SandboxError, OSError) as error:  # OSError: e.g. the system's temporary folder is full
+        except SetupError:
+            raise  # the machine's or the arena's: the match is left unplayed, and the bot is not blamed
+        except SandboxError as error:
             raise PlayerFault(FaultReason.CRASH, str(error)) from None
+        except OSError as error:  # the arena's own: its descriptors, its disk (the system's temporary folder)
+            raise SetupError(f"the arena could not start a bot: {error}") from error
         self._cpu_check_due = time.monotonic() + self.limits.cpu_s / 2 / CORES
         self._cpu_at_reply = None
         self._exit_watch = select.poll()

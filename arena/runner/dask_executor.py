@@ -204,6 +204,8 @@ def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
             if worker is None:
                 worker = _workers[token] = MatchWorker(_localised(packed))
             _playing[token] = _playing.get(token, 0) + 1
+    except (OSError, bundles.BundleError) as error:  # this worker cannot unpack a bot: not the bot's doing
+        return MatchFailed(job, traceback.format_exc(), f"a cluster worker could not unpack a bot: {error}")
     except Exception:
         return MatchFailed(job, traceback.format_exc())
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -19,9 +20,11 @@ from tqdm import tqdm
 
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
+from arena.errors import RunStopped
 from arena.matches import MatchFailed, MatchJob, match_seed
 from arena.runner.executor import Executor, executor_for
 from arena.runner.schedule import schedule_of
+from arena.sandbox import SandboxLevel, users
 from arena.store import ResultStore
 from arena.store.disk import remove_partials, writing
 
@@ -65,6 +68,18 @@ def failure_line(summary: RunSummary) -> str | None:
     return f"{count} {verb} in the arena: {shown} (see {summary.errors_log}; run again to retry){waiting}"
 
 
+SETUP_REPEATS = 3
+"""Matches whose bots' sandbox could not be set up, for the same reason, with no bot process started in between,
+after which the run stops."""
+
+
+def _stopped(count: int, reason: str, errors_log: Path) -> str:
+    return (
+        f"stopped: the arena could not set up a bot's sandbox in {count} matches in a row, which is not the bots'"
+        f" fault: {reason} (see {errors_log}; the matches played are kept: fix this and run the same command)"
+    )
+
+
 def _log_failure(path: Path, failure: MatchFailed) -> None:
     job = failure.job
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
@@ -92,6 +107,9 @@ def run_tournament(
     `live`: called after each recorded match with (matches recorded, matches scheduled), e.g. to refresh
     the live standings."""
     started = time.monotonic()
+    if os.geteuid() == 0 and config.sandbox is not SandboxLevel.NONE:
+        users.use(config.bot_uids)
+        users.ids()  # where no range of ids is free: one clear line now, not a match left unplayed at every table
     meta = {
         "name": config.name,
         "format": config.format.value,
@@ -120,6 +138,8 @@ def run_tournament(
     )
     played = kept = faults = scheduled = 0
     failed: list[str] = []
+    last_setup, repeated = "", 0  # the sandbox's set-up failure of the matches that failed last, and how many
+    processes = {entry.name for entry in config.bots if entry.command is not None or entry.subprocess}
     errors_log = config.output / ERRORS_LOG
     waiting_round: int | None = None
     try:
@@ -152,7 +172,13 @@ def run_tournament(
                     if isinstance(done, MatchFailed):
                         _log_failure(errors_log, done)
                         failed.append(done.job.match_id)
+                        repeated = repeated + 1 if done.setup and done.setup == last_setup else 1
+                        last_setup = done.setup
+                        if last_setup and repeated >= SETUP_REPEATS:
+                            raise RunStopped(_stopped(repeated, last_setup, errors_log))
                     else:
+                        if not processes.isdisjoint(done.job.seats):
+                            last_setup = ""  # a bot process started: the failure was not for good
                         store.record(done)
                         played += 1
                         faults += len(done.faults)

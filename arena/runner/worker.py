@@ -23,6 +23,7 @@ from arena.plugins import load_registry
 from arena.replay.lines import dump_line, replay_lines
 from arena.report import matches_folder, write_match_data
 from arena.runner.referee import play_match
+from arena.sandbox import SetupError, users
 from arena.store.database import replay_path
 from arena.store.disk import write_atomically
 from arena.store.logs import write_log
@@ -49,6 +50,7 @@ class MatchWorker:
 
     def __init__(self, config: TournamentConfig, cpu: int | None = None, output: Path | None = None) -> None:
         self.config = config
+        users.use(config.bot_uids)  # as root, the ids its bots run as
         self.cpu = cpu
         self.output = output
         """The output folder, when this worker shares it with the arena: it writes each replay there itself."""
@@ -65,14 +67,14 @@ class MatchWorker:
         this match alone. Its bots' processes are stopped, as the match left them in the middle of it."""
         try:
             return self.play(job)
-        except Exception:
+        except Exception as error:
             for name in job.seats:
                 host = self.hosts.get(name)
                 if host is not None:
                     host.kill()
                     host.take_log()  # the match is played again, and its log and times taken then
                     host.take_reply_times()
-            return MatchFailed(job, traceback.format_exc())
+            return MatchFailed(job, traceback.format_exc(), str(error) if isinstance(error, SetupError) else "")
 
     def play(self, job: MatchJob) -> MatchDone:
         started = time.monotonic()

@@ -67,12 +67,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from arena.sandbox.errors import SandboxError
+from arena.sandbox.errors import SandboxError, SetupError
 from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
 if TYPE_CHECKING:
     from arena.sandbox.launcher import preflight
-    from arena.sandbox.levels import launch, resolve_level
+    from arena.sandbox.levels import launch, probe, resolve_level
     from arena.sandbox.process import BotProcess, kill_all
 
 _STARTING = {
@@ -80,6 +80,7 @@ _STARTING = {
     "kill_all": "arena.sandbox.process",
     "launch": "arena.sandbox.levels",
     "preflight": "arena.sandbox.launcher",
+    "probe": "arena.sandbox.levels",
     "resolve_level": "arena.sandbox.levels",
 }
 """Imported when first asked for: a command that only reads the limits' values (`arena --help`, a configuration)
@@ -101,8 +102,10 @@ __all__ = [
     "MemoryMechanism",
     "SandboxError",
     "SandboxLevel",
+    "SetupError",
     "kill_all",
     "launch",
     "preflight",
+    "probe",
     "resolve_level",
 ]

@@ -94,6 +94,11 @@ class ChildSetup:
 Stream = int | IO[bytes] | None
 
 
+class ExecFailed(OSError):
+    """The bot's program could not be executed (its file, its format, its interpreter): the bot's own doing, unlike
+    every other failure of a start, which is the machine's or the arena's."""
+
+
 def start(
     argv: list[str],
     setup: ChildSetup,
@@ -106,8 +111,8 @@ def start(
     pass_fds: tuple[int, ...],
     umask: int,
 ) -> subprocess.Popen[bytes]:
-    """The bot's process, in its own session, once it runs argv; OSError (as Popen raises it) if the bot's
-    program cannot run, SubprocessError if its place cannot be made.
+    """The bot's process, in its own session, once it runs argv; ExecFailed if the bot's program cannot run,
+    OSError (as Popen raises it) if no process can be started, SubprocessError if its place cannot be made.
 
     The setup goes to bootstrap.py in a memory file, not on its command line: anyone may read a process's
     command line, and the setup holds the bot's environment (its token); and a memory file has no size limit.
@@ -148,7 +153,7 @@ def start(
         popen.wait()
         failure = marshal.loads(report)
         if failure["stage"] == "exec":
-            raise OSError(failure["errno"], failure["strerror"], failure["filename"])
+            raise ExecFailed(failure["errno"], failure["strerror"], failure["filename"])
         where = f": {failure['filename']}" if failure["filename"] else ""
         raise subprocess.SubprocessError(f"sandbox: {failure['strerror']}{where}")
     return popen

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.sandbox import child, landlock, notices, plans, procview, seccomp, sysinfo
-from arena.sandbox.errors import SandboxError
+from arena.sandbox.errors import SetupError
 from arena.sandbox.limits import MIB
 from arena.sandbox.spec import LaunchSpec, SandboxLevel
 
@@ -40,11 +40,14 @@ def sysinfo_setup(channel: int) -> tuple[bytes, int, int]:
 
 def watch_sysinfo(channel: int, memory_bytes: int) -> None:
     """Take the listener the bot's start sent (before its exec, so it is there) and answer its sysinfo() calls."""
-    with socket.socket(fileno=channel) as arena:
-        arena.settimeout(child.START_TIMEOUT_S)
-        _, listeners, _, _ = socket.recv_fds(arena, 16, 1)
+    try:
+        with socket.socket(fileno=channel) as arena:
+            arena.settimeout(child.START_TIMEOUT_S)
+            _, listeners, _, _ = socket.recv_fds(arena, 16, 1)
+    except OSError as error:
+        raise SetupError(f"the bot's sysinfo listener did not reach the arena: {error}") from None
     if not listeners:
-        raise SandboxError("the bot's start sent no sysinfo listener")
+        raise SetupError("the bot's start sent no sysinfo listener")
     sysinfo.answerer.watch(listeners[0], memory_bytes)
 
 

@@ -33,7 +33,7 @@ from arena.sandbox import (
     users,
     views,
 )
-from arena.sandbox.errors import SandboxError
+from arena.sandbox.errors import SandboxError, SetupError
 from arena.sandbox.limits import MIB
 from arena.sandbox.process import KILL_TIMEOUT_S, BotProcess, close_fd, kill_all, remove_base
 from arena.sandbox.spawner import spawner
@@ -82,7 +82,7 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
     else:
         problem = found
     if limits.memory_mechanism is MemoryMechanism.CGROUP:
-        raise SandboxError(f"memory_mechanism is cgroup, but {problem}")
+        raise SetupError(f"memory_mechanism is cgroup, but {problem}")
     notices.warn_once(
         f"sandbox: no memory cgroup for bots here ({problem}); memory_mb limits each process's data (RLIMIT_DATA)"
         f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
@@ -286,9 +286,12 @@ def start(
         )
         try:
             popen = spawner.run(spawn, on_late=_kill_late)
-        except (OSError, subprocess.SubprocessError) as error:
+        except child.ExecFailed as error:
             fds.close_theirs()
             raise SandboxError(f"cannot start bot command {spec.command[0]!r}: {error}") from error
+        except (OSError, subprocess.SubprocessError) as error:
+            fds.close_theirs()
+            raise SetupError(f"cannot start bot command {spec.command[0]!r}: {error}") from error
         fds.close_theirs()
         if "sysinfo" in fds.mine:
             confinement.watch_sysinfo(fds.mine.pop("sysinfo"), spec.limits.memory_mb * MIB)

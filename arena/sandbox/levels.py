@@ -122,6 +122,19 @@ def _probe(spec: LaunchSpec, level: SandboxLevel, probe: str) -> str | None:
         return lines[-1] if lines else f"a test sandbox exited with status {code}"
 
 
+def probe(level: SandboxLevel) -> str | None:
+    """Start one sandbox of exactly this level running `true`, now (a bot's start failed: was it the machine?):
+    None if it runs, else why not, in one phrase."""
+    if level is SandboxLevel.STRICT:
+        return probe_strict()
+    bot_dir = Path(tempfile.mkdtemp(prefix="arena-probe-"))
+    try:
+        bot_dir.chmod(0o755)
+        return _probe(LaunchSpec(command=("true",), bot_dir=bot_dir), level, "again")
+    finally:
+        shutil.rmtree(bot_dir, ignore_errors=True)
+
+
 def probe_strict() -> str | None:
     """Start one real strict sandbox running `true`: None if that works, else why not, in one phrase."""
     path = bwrap.bwrap_path()

@@ -517,4 +517,4 @@ def kill_all() -> None:
         bots = [bot for bot in _live.values() if bot._owner == os.getpid()]
     for bot in bots:
         bot.kill()
-    reaper.reap_zombie_children(uids=range(users.UID_BASE, users.UID_BASE + users.UID_COUNT))
+    reaper.reap_zombie_children(uids=users.chosen())

@@ -4,6 +4,11 @@ When the arena runs as root each bot gets a UID/GID of its own from a high range
 counts only that bot's processes, file permissions keep it out of other bots' files, and every process it
 leaves behind can be found by its UID. A UID is held by an flock on a lock file in a root-only directory:
 another arena process skips it, and the kernel releases it if the arena dies.
+
+The range is the lowest of UID_COUNT ids from SEARCH_FROM on that no user, group or subordinate range holds
+(/etc/passwd, /etc/group, /etc/subuid, /etc/subgid: useradd gives each new user 65,536 subordinate ids from
+100000 on, so a fixed range is soon taken) and that the arena's user namespace maps; or the one a tournament's
+bot_uids or $ARENA_BOT_UIDS names, if nobody holds it.
 """
 
 from __future__ import annotations
@@ -20,12 +25,17 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.sandbox.errors import SandboxError
+from arena.sandbox.errors import SetupError
 
 log = logging.getLogger(__name__)
 
-UID_BASE = 200_000
+SEARCH_FROM = 200_000
 UID_COUNT = 65_536
+MAX_ID = 2**32 - 1  # (uid_t)-1 means "no change" to the kernel
+ID_FILES = ("/etc/passwd", "/etc/group")
+SUBORDINATE_FILES = ("/etc/subuid", "/etc/subgid")
+RANGE_VARIABLE = "ARENA_BOT_UIDS"
+"""FIRST-LAST: the bot ids to use, instead of the lowest free range."""
 LOCK_DIRS = (Path("/run/arena-sandbox/uids"), Path(tempfile.gettempdir()) / "arena-sandbox-uids")
 
 
@@ -54,33 +64,107 @@ class BotUser:
             self.lock_fd = -1
 
 
-def _subordinate_ranges() -> list[range]:
-    """Ranges in /etc/subuid and /etc/subgid: they belong to users' containers, never to bots."""
-    ranges = []
-    for path in ("/etc/subuid", "/etc/subgid"):
-        try:
-            lines = Path(path).read_text().splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            parts = line.split(":")
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Ids the machine gives to someone: a user or group, or a user's subordinate range (for its containers)."""
+
+    holder: str  # "/etc/subuid: walker", "/etc/passwd: alice"
+    ids: range
+
+    def __str__(self) -> str:
+        last = self.ids.stop - 1
+        return f"{self.holder} {self.ids.start}" + (f"\u2013{last}" if last != self.ids.start else "")
+
+
+def _lines(path: str, separator: str | None = ":") -> list[list[str]]:
+    try:
+        return [line.split(separator) for line in Path(path).read_text().splitlines()]
+    except OSError:
+        return []
+
+
+def reservations() -> list[Reservation]:
+    """Every id /etc/passwd, /etc/group, /etc/subuid and /etc/subgid hand out: a bot must hold none of them."""
+    found = []
+    for path in ID_FILES:
+        for parts in _lines(path):
+            if len(parts) > 2 and parts[2].isdigit():
+                found.append(Reservation(f"{path}: {parts[0]}", range(int(parts[2]), int(parts[2]) + 1)))
+    for path in SUBORDINATE_FILES:
+        for parts in _lines(path):
             if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-                ranges.append(range(int(parts[1]), int(parts[1]) + int(parts[2])))
-    return ranges
+                first = int(parts[1])
+                found.append(Reservation(f"{path}: {parts[0]}", range(first, first + int(parts[2]))))
+    return found
 
 
-def _taken_by_system(uid: int, subordinate: list[range]) -> bool:
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        pass
-    try:
-        grp.getgrgid(uid)
-        return True
-    except KeyError:
-        pass
-    return any(uid in r for r in subordinate)
+def usable() -> list[range]:
+    """The ids this process may switch to: those both its user namespace's uid_map and gid_map map (in a
+    container, a part of the machine's ids)."""
+    maps = []
+    for name in ("uid_map", "gid_map"):
+        mapped = []
+        for parts in _lines(f"/proc/self/{name}", separator=None):  # inside, outside, count
+            if len(parts) == 3 and all(part.isdigit() for part in parts):
+                mapped.append(range(int(parts[0]), int(parts[0]) + int(parts[2])))
+        maps.append(mapped or [range(0, MAX_ID)])
+    return [
+        range(max(a.start, b.start), min(a.stop, b.stop))
+        for a in maps[0]
+        for b in maps[1]
+        if max(a.start, b.start) < min(a.stop, b.stop)
+    ]
+
+
+def parse_range(text: str) -> range:
+    """A range of ids written FIRST-LAST (both included): ValueError naming what is wrong."""
+    first, sep, last = text.strip().partition("-")
+    if not sep or not first.strip().isdigit() or not last.strip().isdigit():
+        raise ValueError(f"{text!r} is not a range of ids written FIRST-LAST, such as 300000-365535")
+    ids = range(int(first), int(last) + 1)
+    if not ids or ids.stop > MAX_ID or ids.start < 1:
+        raise ValueError(f"{text!r}: the first id must be at least 1 and at most the last, the last below {MAX_ID}")
+    return ids
+
+
+def _overlapping(ids: range, taken: list[Reservation]) -> list[Reservation]:
+    return [held for held in taken if held.ids.start < ids.stop and ids.start < held.ids.stop]
+
+
+def choose(wanted: range | None = None, count: int = UID_COUNT) -> range:
+    """The bot ids to use: wanted (ARENA_BOT_UIDS, a tournament's bot_uids) if it is free, else the lowest free
+    range of count ids from SEARCH_FROM on. SandboxError naming what holds the ids where there is none."""
+    taken = reservations()
+    spans = usable()
+    how = (
+        f"choose a range that no user, group or subordinate range holds with {RANGE_VARIABLE}=FIRST-LAST or a"
+        " tournament's bot_uids: FIRST-LAST (docs/configuration.md#bot-user-ids)"
+    )
+    if wanted is not None:
+        if not any(wanted.start >= span.start and wanted.stop <= span.stop for span in spans):
+            shown = ", ".join(f"{span.start}\u2013{span.stop - 1}" for span in spans)
+            raise SetupError(f"bot user ids {wanted.start}\u2013{wanted.stop - 1} are not all mapped here ({shown})")
+        held = _overlapping(wanted, taken)
+        if held:
+            shown = f"{wanted.start}\u2013{wanted.stop - 1}"
+            raise SetupError(f"bot user ids {shown} are reserved by {_listed(held)}; {how}")
+        return wanted
+    for span in spans:
+        start = max(span.start, SEARCH_FROM)
+        while start + count <= span.stop:
+            ids = range(start, start + count)
+            held = _overlapping(ids, taken)
+            if not held:
+                return ids
+            start = max(reservation.ids.stop for reservation in held)
+    near = _overlapping(range(SEARCH_FROM, MAX_ID), taken)
+    raise SetupError(f"no {count} free bot user ids from {SEARCH_FROM} on: reserved by {_listed(near)}; {how}")
+
+
+def _listed(held: list[Reservation], most: int = 4) -> str:
+    shown = sorted(held, key=lambda r: r.ids.start)
+    text = ", ".join(map(str, shown[:most]))
+    return text + (f" and {len(shown) - most} more" if len(shown) > most else "")
 
 
 def _secure_dir(path: Path) -> bool:
@@ -112,15 +196,54 @@ def _try_lock(path: Path) -> int | None:
     return None
 
 
-class UserPool:
-    """Hands out UIDs from [UID_BASE, UID_BASE + UID_COUNT), starting at a rotating cursor."""
+def _named_elsewhere(uid: int) -> bool:
+    """Whether the name service (LDAP, say, beyond /etc/passwd and /etc/group) knows this id."""
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        pass
+    try:
+        grp.getgrgid(uid)
+        return True
+    except KeyError:
+        return False
 
-    def __init__(self, base: int = UID_BASE, count: int = UID_COUNT) -> None:
-        self._base = base
-        self._count = count
-        self._cursor = os.getpid() * 7919 % count  # spread concurrent arenas; rotate so UIDs are reused late
+
+class UserPool:
+    """Hands out the ids of its range (choose() picks it at the first start: the machine's users may change
+    between runs), starting at a rotating cursor."""
+
+    def __init__(self, ids: range | None = None) -> None:
+        self._asked = ids
+        self._ids = ids
+        self._cursor = os.getpid() * 7919  # spread concurrent arenas; rotate so UIDs are reused late
         self._lock = threading.Lock()
         self._dir: Path | None = None
+
+    def use(self, ids: range | None) -> None:
+        """Take bot ids from ids (checked when first used), or, with None, from the lowest free range."""
+        with self._lock:
+            if ids != self._asked:
+                self._asked, self._ids = ids, None
+
+    def ids(self) -> range:
+        """The range ids come from, chosen now if it was not yet."""
+        if self._ids is None:
+            asked = self._asked
+            wanted = os.environ.get(RANGE_VARIABLE)
+            if asked is None and wanted:
+                try:
+                    asked = parse_range(wanted)
+                except ValueError as error:
+                    raise SetupError(f"{RANGE_VARIABLE}: {error}") from None
+            self._ids = choose(asked)
+            log.debug("sandbox: bot user ids %d-%d", self._ids.start, self._ids.stop - 1)
+        return self._ids
+
+    def chosen(self) -> range:
+        """The range in use, or an empty one before any bot started."""
+        return self._ids or range(0)
 
     def _lock_dir(self) -> Path:
         if self._dir is None:
@@ -129,26 +252,45 @@ class UserPool:
                     self._dir = candidate
                     break
             else:
-                raise SandboxError(f"no root-only directory for bot UID locks (tried {', '.join(map(str, LOCK_DIRS))})")
+                raise SetupError(f"no root-only directory for bot UID locks (tried {', '.join(map(str, LOCK_DIRS))})")
         return self._dir
 
     def allocate(self) -> BotUser:
         """A UID no other live bot on this machine holds."""
         with self._lock:
+            ids = self.ids()
             directory = self._lock_dir()
-            subordinate = _subordinate_ranges()
-            for _ in range(self._count):
-                uid = self._base + self._cursor
-                self._cursor = (self._cursor + 1) % self._count
-                if _taken_by_system(uid, subordinate):
+            for _ in range(len(ids)):
+                uid = ids[self._cursor % len(ids)]
+                self._cursor += 1
+                if _named_elsewhere(uid):
                     continue
                 held = _try_lock(directory / str(uid))
                 if held is not None:
                     return BotUser(uid, directory / str(uid), held)
-        raise SandboxError(f"all {self._count} bot UIDs from {self._base} are in use")
+        last = ids.stop - 1
+        raise SetupError(
+            f"all {len(ids)} bot user ids {ids.start}\u2013{last} are held by other bots running now; choose a larger"
+            f" range with {RANGE_VARIABLE}=FIRST-LAST or a tournament's bot_uids (docs/configuration.md#bot-user-ids)"
+        )
 
 
 _pool = UserPool()
+
+
+def use(ids: range | None) -> None:
+    """Take this process's bot ids from ids (a tournament's bot_uids), or from the lowest free range."""
+    _pool.use(ids)
+
+
+def chosen() -> range:
+    """The bot ids this process uses (empty before its first bot)."""
+    return _pool.chosen()
+
+
+def ids() -> range:
+    """The bot ids this process uses, chosen now if not yet: SetupError, naming what holds them, if none is free."""
+    return _pool.ids()
 
 
 def allocate() -> BotUser:

@@ -148,7 +148,7 @@ def test_the_python_dirs_are_the_prefixes_and_the_package_never_its_parent() -> 
 def test_the_uid_pool_hands_out_each_uid_once_across_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     locks = tmp_path / "locks"
     monkeypatch.setattr(users, "LOCK_DIRS", (locks,))
-    pool = users.UserPool(base=3_900_000_000, count=3)
+    pool = users.UserPool(range(3_900_000_000, 3_900_000_003))
     first, second = pool.allocate(), pool.allocate()
     assert first.uid != second.uid
     # Another arena process gets the one UID left, and then none.
@@ -158,7 +158,7 @@ sys.path[:0] = {sys.path!r}
 from pathlib import Path
 from arena.sandbox import users
 users.LOCK_DIRS = (Path({str(locks)!r}),)
-pool = users.UserPool(base=3_900_000_000, count=3)
+pool = users.UserPool(range(3_900_000_000, 3_900_000_003))
 held = pool.allocate()
 print(held.uid)
 try:
@@ -169,10 +169,10 @@ except Exception as error:
     out = subprocess.run([sys.executable, "-c", other], capture_output=True, text=True, timeout=30, check=True)
     uid, error = out.stdout.split()
     assert int(uid) not in (first.uid, second.uid)
-    assert error == "SandboxError"
+    assert error == "SetupError"
     third = pool.allocate()  # the other process has exited: the kernel dropped its lock
     assert third.uid == int(uid)
-    with pytest.raises(SandboxError, match="in use"):
+    with pytest.raises(SandboxError, match="held by other bots running now"):
         pool.allocate()
     first.release()
     assert pool.allocate().uid == first.uid
