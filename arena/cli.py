@@ -210,6 +210,37 @@ def _bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from arena.config import load_config
+    from arena.doctor import diagnose
+    from arena.sandbox import Limits, SandboxLevel
+
+    if args.file is not None:
+        config = load_config(args.file)
+        asked, limits, output, ids = config.sandbox, config.limits, config.output, config.bot_uids
+        what = f"{args.file} (sandbox {asked.value})"
+    else:
+        asked, limits, output, ids = SandboxLevel(args.sandbox), Limits(), Path.cwd(), None
+        what = f"sandbox {asked.value}"
+    found = diagnose(asked, limits, output, ids)
+    if args.format == "json":
+        print(json.dumps(found.as_json(), indent=2))
+        return 0 if found.ok else 1
+    print(f"arena doctor: what this machine gives {what}")
+    print(f"  level: {found.level.value}{'' if found.level is asked else f' (not {asked.value}: {found.why})'}")
+    width = max(len(fact.name) for fact in found.facts)
+    for fact in found.facts:
+        print(f"  {fact.name + ':':<{width + 1}} {fact.value}{'  << short of what is asked' if fact.short else ''}")
+    print(f"hostile bots, at {found.level.value}:")
+    for check in found.checks:
+        print(f"  {'PASS' if check.passed else 'FAIL'} {check.name}: {check.detail}")
+    if found.ok:
+        print("ok: this machine gives what was asked")
+    else:
+        print("NOT OK: see the lines above (docs/configuration.md#arena-doctor says what each means)")
+    return 0 if found.ok else 1
+
+
 def _validate(args: argparse.Namespace) -> int:
     from arena.config import Format, config_hash, load_config
     from arena.runner.schedule import preview
@@ -610,6 +641,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bots.add_argument("--format", choices=["text", "json"], default="text", help="default: text")
     bots.set_defaults(run=_bots)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check this machine's sandbox before a tournament",
+        description=(
+            "What this machine gives a tournament's bots: the sandbox level they get here and why; what the"
+            " machine offers it (bubblewrap, cgroups, Landlock, seccomp, free bot user ids, the output disk); and a"
+            " short suite of hostile bots played against the real sandbox (the network, files outside a bot's"
+            " directory, another bot's files, signals outside its tree, a fork bomb, memory, disk, CPU off its"
+            " turn), each PASS only if its attack failed. With FILE, for that tournament's sandbox level, limits,"
+            " bot ids and output. Exit status 0 if the machine gives all that is asked, else 1."
+            " See docs/configuration.md#arena-doctor."
+        ),
+    )
+    doctor.add_argument("file", type=Path, nargs="?", metavar="FILE", help="a tournament file (YAML)")
+    doctor.add_argument(
+        "--sandbox", choices=["strict", "basic", "none"], default="strict", help="without FILE (default: strict)"
+    )
+    doctor.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
+    doctor.set_defaults(run=_doctor)
 
     validate = commands.add_parser(
         "validate",
