@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -195,3 +196,50 @@ def test_a_run_whose_bot_ids_are_held_stops_at_once_with_one_line_naming_the_hol
         env=env,
     )
     assert done.returncode == 0, done.stderr
+
+
+UID_BOT = """
+import os, sys
+sys.stderr.write(f"uid {os.getuid()}\\n")
+sys.stderr.flush()
+exec(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "play.py")).read())
+"""
+
+
+@pytest.mark.skipif(not ROOT, reason="bot user ids are handed out only when the arena runs as root")
+def test_a_run_whose_old_bot_id_range_users_hold_finds_free_ids_and_plays_every_match(
+    tournament_file: Callable[..., Path], tmp_path: Path
+) -> None:
+    """As after four `useradd`s: subordinate ranges from 100000 cover 200000-265535. The machine's own id files
+    are shown so to the arena alone, in a mount namespace of its own."""
+    if shutil.which("unshare") is None:
+        missing("no unshare here (util-linux) to show the arena other id files")
+    covering = "".join(f"user{n}:{100_000 + n * 65_536}:65536\n" for n in range(4))
+    for name in ("subuid", "subgid"):
+        (tmp_path / name).write_text(covering)
+    path = tournament_file(programs=2, concurrency=1, seed=None)
+    student = path.parent / "student"
+    (student / "play.py").write_text((student / "bot.py").read_text())
+    (student / "bot.py").write_text(UID_BOT)
+    env = {k: v for k, v in os.environ.items() if k not in (users.RANGE_VARIABLE, notices.SHARED_VARIABLE)}
+    script = (
+        f"mount --bind {tmp_path / 'subuid'} /etc/subuid && mount --bind {tmp_path / 'subgid'} /etc/subgid"
+        f' && exec "$0" -m arena run {path} --quiet'
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=CHECKOUT,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert ", 0 faults," in done.stdout, done.stdout
+    seen = {
+        int(line.split()[1])
+        for log in (path.parent / "out" / "logs").rglob("*.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("uid ")
+    }
+    assert seen and all(uid >= 100_000 + 4 * 65_536 for uid in seen), seen
