@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import subprocess
 
 from arena.sandbox import Limits, SandboxLevel
@@ -15,6 +16,8 @@ from tests.sandbox.conftest import (
     Bots,
     assert_all_gone,
     host_processes,
+    poll_until,
+    strict_or_skip,
 )
 
 
@@ -126,3 +129,49 @@ def test_a_flood_of_stderr_neither_blocks_nor_grows_the_log(bots: Bots, level: S
     assert bot.stderr_tail() == "LAST LINE\n"  # whole lines only: the 100 MB line before it is no line to show
     assert bot.take_log_segment() == log  # a match's log is bounded as the whole one: here, the same bytes
     assert bot.take_log_segment() == b""
+
+
+def test_at_strict_a_bots_process_limit_is_its_own_not_a_headroom_others_can_fill(bots: Bots) -> None:
+    """A bot that takes 20 threads after another started must not leave that one fewer: through it one bot would
+    tell another a number (as an ordinary user all bots share one user id, whose task count is the kernel's)."""
+    strict_or_skip()
+    counter = bots.start(
+        SandboxLevel.STRICT,
+        """
+        import sys, threading
+        sys.stdin.readline()  # once the other bot holds its threads
+        done, count = threading.Event(), 0
+        try:
+            while count < 200:
+                threading.Thread(target=done.wait, daemon=True).start()
+                count += 1
+        except RuntimeError:
+            pass
+        print(count, flush=True)
+        done.set()
+        """,
+        limits=Limits(processes=32),
+        stdio=True,
+        name="counter.py",
+    )
+    holder = bots.start(
+        SandboxLevel.STRICT,
+        """
+        import os, threading, time
+        done = threading.Event()
+        for _ in range(20):
+            threading.Thread(target=done.wait, daemon=True).start()
+        open("held.tmp", "w").close()
+        os.rename("held.tmp", "held")
+        time.sleep(60)
+        """,
+        limits=Limits(processes=32),
+        name="holder.py",
+    )
+    poll_until(lambda: (bots.report_dir(holder) / "held").exists(), what="the holder's 20 threads")
+    assert counter.stdin_fd is not None and counter.stdout_fd is not None
+    os.write(counter.stdin_fd, b"go\n")
+    assert counter.wait(DEADLINE_S) == 0, counter.stderr_tail()
+    started = int(os.read(counter.stdout_fd, 100).decode())
+    assert 24 <= started < 32, started  # its own 32, less its main thread and the sandbox's own processes
+    holder.kill()
