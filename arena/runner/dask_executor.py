@@ -202,10 +202,13 @@ def play_remote(job: MatchJob, packed: PackedConfig) -> MatchOutcome:
                 return MatchFailed(job, "the run had already ended when this match reached the worker\n")
             worker = _workers.get(token)
             if worker is None:
-                worker = _workers[token] = MatchWorker(_localised(packed))
+                try:
+                    here = _localised(packed)
+                except Exception as error:  # a torn blob, a full disk: this worker's failure, not a bot's
+                    reason = f"a cluster worker could not unpack a bot: {type(error).__name__}: {error}"
+                    return MatchFailed(job, traceback.format_exc(), reason)
+                worker = _workers[token] = MatchWorker(here)
             _playing[token] = _playing.get(token, 0) + 1
-    except (OSError, bundles.BundleError) as error:  # this worker cannot unpack a bot: not the bot's doing
-        return MatchFailed(job, traceback.format_exc(), f"a cluster worker could not unpack a bot: {error}")
     except Exception:
         return MatchFailed(job, traceback.format_exc())
     try:

@@ -243,3 +243,23 @@ def test_a_run_whose_old_bot_id_range_users_hold_finds_free_ids_and_plays_every_
         if line.startswith("uid ")
     }
     assert seen and all(uid >= 100_000 + 4 * 65_536 for uid in seen), seen
+
+
+def test_a_cluster_worker_that_cannot_unpack_a_bot_leaves_the_match_unplayed(
+    tournament_file: Callable[..., Path],
+) -> None:
+    """The task as a Dask worker runs it, here: the bot's files arrive as a blob the worker cannot unpack (a torn
+    transfer, a full disk)."""
+    pytest.importorskip("distributed")
+    from arena.runner import dask_executor
+
+    config = _config(tournament_file, "basic")
+    packed = dask_executor.pack_config(config)
+    shipped = packed.bots["student-0"]
+    torn = dataclasses.replace(shipped, digest="torn" + shipped.digest[4:], blob=shipped.blob[: len(shipped.blob) // 2])
+    outcome = dask_executor.play_remote(
+        MatchJob("rr-0001", 1, ("random-0", "student-0"), "rr-0001", 12345),
+        dataclasses.replace(packed, token="torn-" + packed.token, bots={"student-0": torn}),
+    )
+    assert isinstance(outcome, MatchFailed), outcome
+    assert outcome.setup.startswith("a cluster worker could not unpack a bot"), outcome.setup
