@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import cgroups
+from arena.sandbox import cgroups, notices
 from tests.conftest import find_processes
 from tests.players.conftest import ROOT
 
@@ -358,3 +359,18 @@ def test_a_bot_using_more_memory_than_its_limit_is_stopped_with_a_limit_fault(ma
     assert "FAIL: 5 faults (limit 5)" in done.stdout
     peak, limit = peak_memory(done)
     assert peak >= limit == 256
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bot user ids are handed out only when the arena runs as root")
+def test_a_sandbox_the_machine_cannot_set_up_is_said_not_to_be_the_bots_fault() -> None:
+    command = [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", "python3", str(EXAMPLE)]
+    env = {**os.environ, "ARENA_BOT_UIDS": "1-10"}  # ids /etc/passwd gives daemon, bin, …
+    env.pop(notices.SHARED_VARIABLE, None)
+    done = subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stdout.strip().splitlines()[-1]
+    assert said.startswith("ERROR: the arena could not start your bot here: bot user ids 1\u201310 are reserved by")
+    assert said.endswith("this is not your bot's fault"), said
+    assert "FAIL" not in done.stdout
