@@ -59,12 +59,14 @@ def _show(linux: dict[str, Any], view: dict[str, Any]) -> None:
 
 
 def _make_own_space(linux: dict[str, Any], space: dict[str, Any]) -> None:
-    """A basic bot's writable space (disk.py): a tmpfs on the workdir, one on /dev/shm, and every other directory
-    anyone may write in shown read-only."""
+    """A basic bot's writable space (disk.py): a tmpfs on the workdir, one on /dev/shm, and everything else shown
+    read-only (before Linux 5.12, every other directory anyone may write in)."""
     workdir = space["workdir"]
+    whole = linux["read_only_tree"](b"/")  # no file's access time moves either: it would be a signal to a bot
     linux["mount_tmpfs"](workdir, space["workdir_options"], executable=True)  # a bot may build a helper
-    for path, flags in space["read_only"]:  # after the workdir: a tmpfs under /tmp stays writable in /tmp's bind
-        linux["read_only"](path, flags)
+    if not whole:  # before Linux 5.12: what anyone may write in, each read-only, after the workdir (a tmpfs
+        for path, flags in space["read_only"]:  # under /tmp stays writable in /tmp's bind)
+            linux["read_only"](path, flags)
     if os.path.isdir(b"/dev/shm"):
         linux["mount_tmpfs"](b"/dev/shm", space["shm_options"])
     os.chdir(workdir)  # the start's own chdir came first, into the directory now covered

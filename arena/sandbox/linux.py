@@ -6,8 +6,10 @@ Standard library only: bootstrap.py, which runs without the arena package, loads
 from __future__ import annotations
 
 import ctypes
+import errno
 import functools
 import os
+import struct
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -115,6 +117,22 @@ def unshare(flags: int, what: str) -> None:
 def setns(fd: int, kind: int, what: str) -> None:
     """Enter the namespace fd names (for CLONE_NEWPID: the namespace of this thread's next children)."""
     _check(_libc().setns(fd, kind), f"setns({what})")
+
+
+MOUNT_SETATTR = 442  # the same number on every architecture
+AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = -100, 0x8000, 0x1
+
+
+def read_only_tree(target: bytes) -> bool:
+    """Make target and every mount under it read-only in the current mount namespace (Linux 5.12 on): False
+    where the kernel cannot, and nothing is changed."""
+    attr = ctypes.create_string_buffer(struct.pack("QQQQ", MOUNT_ATTR_RDONLY, 0, 0, 0))
+    libc = _libc()
+    result = libc.syscall(MOUNT_SETATTR, AT_FDCWD, target, AT_RECURSIVE, attr, ctypes.c_size_t(32))
+    if result != 0 and ctypes.get_errno() == errno.ENOSYS:
+        return False
+    _check(result, f"mount_setattr({target!r}, read-only)")
+    return True
 
 
 def mount_proc(target: bytes) -> None:

@@ -11,7 +11,7 @@ from arena.sandbox import bwrap, command, disk, landlock, procfs, procview
 from arena.sandbox.child import ChildSetup, OwnSpace
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.limits import MIB, rlimits
-from arena.sandbox.spec import LaunchSpec, SandboxLevel
+from arena.sandbox.spec import LaunchSpec, Limits, SandboxLevel
 from arena.sandbox.users import BotUser
 from arena.sandbox.views import EMPTY, Need, View
 
@@ -38,6 +38,22 @@ class Place:
     marker: str
     view: View = EMPTY  # what the child shows the bot's UID before it drops to it (views.py)
     disk: disk.DiskSpace | None = None  # where it writes, and how that is bounded (None: level none)
+
+
+PENDING_SIGNALS, QUEUE_BYTES, LOCKED_BYTES = 1024, 64 * 1024, 64 * 1024
+"""A strict bot's own counts of queued signals, message-queue bytes and locked shared memory: as an ordinary user's,
+each bot's adds to the user's, whose limit a bot could otherwise fill and another measure (a message)."""
+
+
+def per_namespace_limits(limits: Limits) -> list[str]:
+    """prlimit's options for the counts the kernel keeps per user namespace as well as per user."""
+    processes = limits.processes
+    return [
+        f"--nproc={processes}:{processes}",
+        f"--sigpending={PENDING_SIGNALS}:{PENDING_SIGNALS}",
+        f"--msgqueue={QUEUE_BYTES}:{QUEUE_BYTES}",
+        f"--memlock={LOCKED_BYTES}:{LOCKED_BYTES}",
+    ]
 
 
 def empty_file(base: Path) -> Path:
@@ -107,9 +123,8 @@ def strict(spec: LaunchSpec, argv: list[str], place: Place, fds: StrictFds, bwra
     env = command.environment(SandboxLevel.STRICT, workdir, spec.env, marker=None)
     user = place.user
     prlimit = shutil.which("prlimit", path=command.SYSTEM_PATH) if user is None else None
-    if prlimit is not None:  # the bot's process limit on its own namespace's count (limits.rlimits)
-        processes = spec.limits.processes
-        argv = [prlimit, f"--nproc={processes}:{processes}", "--", *argv]
+    if prlimit is not None:  # limits on its own namespace's counts, not on a headroom all bots share (limits.py)
+        argv = [prlimit, *per_namespace_limits(spec.limits), "--", *argv]
     args = bwrap.argv(
         path=bwrap_path,
         binds=[bwrap.Bind(str(path), path, writable) for path, writable in shown],

@@ -4,15 +4,20 @@ Namespaces keep apart what the kernel names per namespace; these calls reach wha
 
 - a file lock (fcntl's record and open-file-description locks, flock, leases) on any file two bots both see, such
   as a system file: one sets it, the other tests for it;
-- inotify and fanotify watches on a file both see: one opens or reads it, the other is told;
+- inotify, fanotify and directory notification (fcntl F_NOTIFY) on a file both see: one opens or reads it, the
+  other is told;
 - the kernel's key rings, whose quota is counted per user;
 - what tells whether a file's pages are in the page cache without timing a read: mincore (the kernel answers it
   for the files the caller owns, and the arena's Python may be the arena user's own), cachestat (Linux 6.5), a
   read with RWF_NOWAIT, io_uring; and what evicts them so that a page-cache signal could be sent again:
   POSIX_FADV_DONTNEED, MADV_COLD, MADV_PAGEOUT;
-- for a bot without network and IPC namespaces of its own (basic without root): sockets other than Unix ones (two
-  bots on one loopback could talk over UDP, and netlink lets processes address each other by port), System V IPC
-  and POSIX message queues, which the kernel keeps per IPC namespace.
+- sockets other than Unix ones: two bots on one loopback (basic without root) could talk over UDP, netlink lets
+  processes address each other by port, and even on a loopback of its own a bot moves the machine-wide memory of
+  UDP and TCP that /proc/net/sockstat reports; a bot needs none (it speaks to the arena over a Unix socket);
+- new namespaces (clone, unshare, setns; clone3, whose flags a filter cannot read, is refused whole: the C library
+  falls back to clone);
+- for a bot without an IPC namespace of its own (basic without root): System V IPC and POSIX message queues, which
+  the kernel keeps per IPC namespace.
 
 A refused call fails with an error number a program expects from a kernel without the feature (ENOLCK, ENOSYS,
 EACCES), never kills the bot: a runtime that tries a lock or a watch it can do without goes on. An fadvise that
@@ -31,13 +36,17 @@ import errno
 import functools
 import logging
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE = 6, 7, 37, 38, 1024
+F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_NOTIFY = 6, 7, 37, 38, 1024, 1026
+LOCKS = (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE)
+NEW_NAMESPACES = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000, 0x80)
+"""CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME: a bot makes no namespace. User
+namespaces are counted for the arena's user however deeply they nest: a bot that made them until none was left
+would make every other bot's start fail, and the arena's probe with it (a failure blamed on the machine)."""
 POSIX_FADV_DONTNEED = 4
 MADV_COLD, MADV_PAGEOUT = 20, 21
 RWF_NOWAIT = 0x8
@@ -69,11 +78,20 @@ class Refusal:
 
 
 def refusals(*, own_namespaces: bool) -> tuple[Refusal, ...]:
-    """What a bot may not call. own_namespaces: it has network and IPC namespaces of its own (no other bot in
-    them)."""
-    locks = tuple(
-        Refusal("fcntl", "errno", errno.ENOLCK, argument=1, value=command)
-        for command in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE)
+    """What a bot may not call. own_namespaces: it has an IPC namespace of its own (no other bot in it)."""
+    fcntl = tuple(
+        Refusal(name, "errno", errno.ENOLCK, argument=1, value=command)
+        for name in ("fcntl", "fcntl64")  # fcntl64: the 32-bit ABI's name
+        for command in LOCKS
+    ) + tuple(Refusal(name, "errno", errno.EINVAL, argument=1, value=F_NOTIFY) for name in ("fcntl", "fcntl64"))
+    namespaces = (
+        *(
+            Refusal(name, "errno", errno.EPERM, argument=0, value=flag, mask=flag)
+            for name in ("clone", "unshare")
+            for flag in NEW_NAMESPACES
+        ),
+        Refusal("clone3", "errno", errno.ENOSYS),
+        Refusal("setns", "errno", errno.EPERM),
     )
     always = (
         Refusal("flock", "errno", errno.ENOLCK),
@@ -83,23 +101,11 @@ def refusals(*, own_namespaces: bool) -> tuple[Refusal, ...]:
         *(Refusal(name, "errno", errno.EOPNOTSUPP, argument=5, value=RWF_NOWAIT, mask=RWF_NOWAIT) for name in READS),
         Refusal("fadvise64", "succeed", argument=3, value=POSIX_FADV_DONTNEED),
         *(Refusal("madvise", "succeed", argument=2, value=advice) for advice in (MADV_COLD, MADV_PAGEOUT)),
+        Refusal("socket", "errno", errno.EACCES, argument=0, value=AF_UNIX, negate=True),
+        Refusal("socketcall", "errno", errno.EACCES),  # the 32-bit ABI's door to socket(), arguments unseen
     )
-    network = (
-        ()
-        if own_namespaces
-        else (
-            Refusal("socket", "errno", errno.EACCES, argument=0, value=AF_UNIX, negate=True),
-            Refusal("socketcall", "errno", errno.EACCES),  # the 32-bit ABI's door to socket(), arguments unseen
-            *(Refusal(name, "errno", errno.ENOSYS) for name in IPC),
-        )
-    )
-    return locks + always + network
-
-
-def _compat_locks() -> Iterator[Refusal]:
-    """fcntl64: the 32-bit ABIs' name for fcntl."""
-    for command in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE):
-        yield Refusal("fcntl64", "errno", errno.ENOLCK, argument=1, value=command)
+    ipc = () if own_namespaces else tuple(Refusal(name, "errno", errno.ENOSYS) for name in IPC)
+    return fcntl + namespaces + always + ipc
 
 
 @functools.cache
@@ -111,8 +117,8 @@ def program(*, own_namespaces: bool) -> bytes | str:
         return f"libseccomp cannot be loaded ({error})"
     try:
         chosen = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-        _add_arches(pyseccomp, chosen)
-        for refusal in (*refusals(own_namespaces=own_namespaces), *_compat_locks()):
+        add_arches(pyseccomp, chosen)
+        for refusal in refusals(own_namespaces=own_namespaces):
             _add(pyseccomp, chosen, refusal)
         with tempfile.TemporaryFile() as file:
             chosen.export_bpf(file)
@@ -122,7 +128,7 @@ def program(*, own_namespaces: bool) -> bytes | str:
         return f"libseccomp cannot build the filter ({error})"
 
 
-def _add_arches(pyseccomp: Any, chosen: Any) -> None:
+def add_arches(pyseccomp: Any, chosen: Any) -> None:
     arch = pyseccomp.Arch
     native = pyseccomp.system_arch()
     names = {getattr(arch, name): name for name in dir(arch) if name.isupper()}

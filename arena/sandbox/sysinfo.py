@@ -28,7 +28,7 @@ import struct
 import tempfile
 import threading
 
-from arena.sandbox import procview
+from arena.sandbox import procview, seccomp
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,7 @@ def program() -> bytes | str:
         return f"libseccomp cannot be loaded ({error})"
     try:
         chosen = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        seccomp.add_arches(pyseccomp, chosen)  # else a 32-bit call, any call, would kill the bot
         chosen.add_rule(pyseccomp.NOTIFY, "sysinfo")
         with tempfile.TemporaryFile() as file:
             chosen.export_bpf(file)

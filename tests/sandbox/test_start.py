@@ -3,6 +3,7 @@ what the arena decided reaches the bot byte for byte, and a start that fails say
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import signal
@@ -52,9 +53,9 @@ def test_a_program_that_cannot_run_fails_the_start_with_the_error_exec_gave(tmp_
     program = tmp_path / "bot"
     program.write_text("#!/bin/sh\n")
     program.chmod(0o644)
-    with pytest.raises(PermissionError) as raised:
+    with pytest.raises(child.ExecFailed) as raised:  # the bot's doing, not the machine's (SetupError)
         _run([str(program)], child.ChildSetup(parent_pid=os.getpid()))
-    assert raised.value.filename == str(program)
+    assert raised.value.errno == errno.EACCES and raised.value.filename == str(program)
 
 
 def test_a_place_that_cannot_be_made_fails_the_start_naming_what_failed(tmp_path: Path) -> None:
