@@ -36,6 +36,7 @@ import errno
 import functools
 import logging
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,15 +112,25 @@ def refusals(*, own_namespaces: bool) -> tuple[Refusal, ...]:
 @functools.cache
 def program(*, own_namespaces: bool) -> bytes | str:
     """The BPF program of the filter, or why none can be made here (one phrase)."""
+
+    def add(pyseccomp: Any, chosen: Any) -> None:
+        for refusal in refusals(own_namespaces=own_namespaces):
+            _add(pyseccomp, chosen, refusal)
+
+    return build(add)
+
+
+def build(add: Callable[[Any, Any], None]) -> bytes | str:
+    """A filter that allows every call but those add() adds rules for, on every ABI of this machine, as the BPF
+    program the kernel loads; or why libseccomp cannot make it, in one phrase."""
     try:
         import pyseccomp
     except (ImportError, RuntimeError, OSError) as error:  # RuntimeError: "Unable to find libseccomp"
         return f"libseccomp cannot be loaded ({error})"
     try:
         chosen = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-        add_arches(pyseccomp, chosen)
-        for refusal in refusals(own_namespaces=own_namespaces):
-            _add(pyseccomp, chosen, refusal)
+        _add_arches(pyseccomp, chosen)  # a call of another ABI would be allowed, or (unknown to it) kill the bot
+        add(pyseccomp, chosen)
         with tempfile.TemporaryFile() as file:
             chosen.export_bpf(file)
             file.seek(0)
@@ -128,7 +139,7 @@ def program(*, own_namespaces: bool) -> bytes | str:
         return f"libseccomp cannot build the filter ({error})"
 
 
-def add_arches(pyseccomp: Any, chosen: Any) -> None:
+def _add_arches(pyseccomp: Any, chosen: Any) -> None:
     arch = pyseccomp.Arch
     native = pyseccomp.system_arch()
     names = {getattr(arch, name): name for name in dir(arch) if name.isupper()}

@@ -25,7 +25,6 @@ import os
 import platform
 import select
 import struct
-import tempfile
 import threading
 
 from arena.sandbox import procview, seccomp
@@ -65,20 +64,7 @@ def available() -> str | None:
 @functools.cache
 def program() -> bytes | str:
     """The filter that hands sysinfo() to the listener, or why libseccomp cannot make it."""
-    try:
-        import pyseccomp
-    except (ImportError, RuntimeError, OSError) as error:
-        return f"libseccomp cannot be loaded ({error})"
-    try:
-        chosen = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-        seccomp.add_arches(pyseccomp, chosen)  # else a 32-bit call, any call, would kill the bot
-        chosen.add_rule(pyseccomp.NOTIFY, "sysinfo")
-        with tempfile.TemporaryFile() as file:
-            chosen.export_bpf(file)
-            file.seek(0)
-            return file.read()
-    except OSError as error:
-        return f"libseccomp cannot build the sysinfo filter ({error})"
+    return seccomp.build(lambda pyseccomp, chosen: chosen.add_rule(pyseccomp.NOTIFY, "sysinfo"))
 
 
 def figures(memory_bytes: int, compat: bool) -> bytes:

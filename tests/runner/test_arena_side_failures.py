@@ -15,7 +15,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,26 +28,10 @@ from arena.runner.worker import MatchWorker
 from arena.sandbox import SandboxLevel, confinement, notices, plans, resolve_level, users
 from arena.store import ResultStore
 from tests.conftest import missing
+from tests.executors import InProcess
 
 ROOT = os.geteuid() == 0
 CHECKOUT = Path(__file__).resolve().parents[2]
-
-
-class InProcess:
-    """The runner's executor seam, played in this process: what the test injects reaches the bots' starts."""
-
-    def __init__(self, config: TournamentConfig, _workers: int) -> None:
-        self.worker = MatchWorker(config)
-
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
-        for job in jobs:
-            yield self.worker.attempt(job)
-
-    def close(self) -> None:
-        self.worker.close()
-
-    def terminate(self) -> None:
-        self.worker.close()
 
 
 def _config(tournament_file: Callable[..., Path], sandbox: str) -> TournamentConfig:
@@ -168,33 +152,25 @@ def test_the_same_setup_failure_in_match_after_match_stops_the_run_and_a_rerun_a
     assert summary.played + summary.kept == summary.matches == 9
 
 
+def _arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """The arena as an organiser runs it, in a process of its own (no probe answers or id range inherited)."""
+    env = {k: v for k, v in os.environ.items() if k not in (users.RANGE_VARIABLE, notices.SHARED_VARIABLE)}
+    command = [sys.executable, "-m", "arena", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=CHECKOUT, env=env)
+
+
 @pytest.mark.skipif(not ROOT, reason="bot user ids are handed out only when the arena runs as root")
 def test_a_run_whose_bot_ids_are_held_stops_at_once_with_one_line_naming_the_holder(
     tournament_file: Callable[..., Path],
 ) -> None:
     path = tournament_file(programs=1, concurrency=1, extra="bot_uids: 1-10\n", seed=None)
-    env = {k: v for k, v in os.environ.items() if k not in (users.RANGE_VARIABLE, notices.SHARED_VARIABLE)}
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=CHECKOUT,
-        env=env,
-    )
+    done = _arena("run", path)
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "bot user ids 1\u201310 are reserved by /etc/passwd: daemon 1" in lines[0], done.stderr
-    assert not (path.parent / "out" / "results.sqlite").exists() or not (path.parent / "out" / "replays").exists()
+    assert not (path.parent / "out" / "results.sqlite").exists()  # stopped before anything was written
     path.write_text(path.read_text().replace("bot_uids: 1-10\n", ""))
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(path), "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=CHECKOUT,
-        env=env,
-    )
+    done = _arena("run", path, "--quiet")
     assert done.returncode == 0, done.stderr
 
 
@@ -221,19 +197,13 @@ def test_a_run_whose_old_bot_id_range_users_hold_finds_free_ids_and_plays_every_
     student = path.parent / "student"
     (student / "play.py").write_text((student / "bot.py").read_text())
     (student / "bot.py").write_text(UID_BOT)
-    env = {k: v for k, v in os.environ.items() if k not in (users.RANGE_VARIABLE, notices.SHARED_VARIABLE)}
     script = (
         f"mount --bind {tmp_path / 'subuid'} /etc/subuid && mount --bind {tmp_path / 'subgid'} /etc/subgid"
         f' && exec "$0" -m arena run {path} --quiet'
     )
-    done = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, sys.executable],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=CHECKOUT,
-        env=env,
-    )
+    env = {k: v for k, v in os.environ.items() if k not in (users.RANGE_VARIABLE, notices.SHARED_VARIABLE)}
+    command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, sys.executable]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=CHECKOUT, env=env)
     assert done.returncode == 0, done.stderr
     assert ", 0 faults," in done.stdout, done.stdout
     seen = {

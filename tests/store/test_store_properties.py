@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.config import TournamentConfig, load_config
+from arena.config import load_config
 from arena.engine import FaultReason
-from arena.matches import FaultRow, MatchDone, MatchJob, MatchOutcome
+from arena.matches import FaultRow, MatchDone, MatchJob
 from arena.runner.tournament import run_tournament
-from arena.runner.worker import MatchWorker
 from arena.store import ResultStore, StoredMatch
 from arena.store.database import DATABASE, SCHEMA
+from tests.executors import InProcess
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_-]{0,6}", fullmatch=True)
 PLAYED_IDS = st.sampled_from([f"rr-{n:04d}" for n in range(1, 6)] + ["sw-r2-t1", "Z-1"])
@@ -256,23 +256,6 @@ bots:
   - {name: b, builtin: heuristic}
   - {name: c, builtin: random}
 """
-
-
-class InProcess:
-    """The runner's executor, playing each match in this process with the workers' own code."""
-
-    def __init__(self, config: TournamentConfig, workers: int) -> None:
-        self.worker = MatchWorker(config)
-
-    def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
-        for job in jobs:
-            yield self.worker.attempt(job)
-
-    def close(self) -> None:
-        self.worker.close()
-
-    def terminate(self) -> None:
-        self.worker.close()
 
 
 def decided(output: Path) -> list[tuple[Any, ...]]:
