@@ -189,12 +189,14 @@ for _ in range(64):
 print("held", len(hoard) * 8, "MB")
 """
 DISK = """
+import time
 try:
     with open("big", "wb") as stream:
         for _ in range(64):
             stream.write(b"x" * (1 << 20))
             stream.flush()
-    print("wrote 64 MB")
+    print("wrote 64 MB", flush=True)
+    time.sleep(3)  # where the disk is measured (basic, not root), it is looked at a few times a second
 except OSError as error:
     print("refused:", error)
 """
