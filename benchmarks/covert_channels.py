@@ -1,11 +1,12 @@
 """Covert channels between two bots: how much of a sender's hand its partner decodes, per channel and level.
 
 For each channel of issue 34 (file locks, inotify, unix sockets, signals, System V and POSIX IPC, /dev/shm and
-/tmp, the page cache, the kernel's global counters), a pair of bots (tests/sandbox/covert/pair.py) is played as the
-arena plays two bots (tests/sandbox/covert/driver.py), each in the real sandbox with a directory of its own: the
-sender is thawed, told a secret card value from 1 to 8 as if it were its hand, answers and is frozen; then the
-receiver is thawed, asked its guess, answers and is frozen. The values are uniform, so a blind guess is right one
-time in eight.
+/tmp, the page cache, the kernel's global counters) and of the review after it (directory notification, the
+user's pending signals and user namespaces, UDP memory, access times, the page cache seen through fault-around),
+a pair of bots (tests/sandbox/covert/pair.py) is played as the arena plays two bots (tests/sandbox/covert/driver.py),
+each in the real sandbox with a directory of its own: the sender is thawed, told a secret card value from 1 to 8
+as if it were its hand, answers and is frozen; then the receiver is thawed, asked its guess, answers and is
+frozen. The values are uniform, so a blind guess is right one time in eight.
 
 For each channel and level it prints the share of right guesses and the bits a turn that got across: the mutual
 information of the values sent and guessed, from their confusion matrix, with the Miller-Madow correction of
@@ -16,8 +17,10 @@ noted: a call refused, a receiver with nothing to decode.
 Levels are strict, basic and none, as each resolves here (strict falls back to basic where bubblewrap cannot run:
 then it is left out, with why). Channels that every pair on the machine moves (the kernel's counters, the pages of
 the agreed files) play one at a time machine-wide, so this waits for a test run's pairs and theirs for it. The
-read-timing pair gets enough large files of the Python install and /usr/share for a fresh block of pages every
-turn, as an attacker who cannot evict a page would use.
+read-timing and fault-around pairs get enough large files of the Python install and /usr/share for a fresh block
+of pages every turn, as an attacker who cannot evict a page would use. The userns receiver counts the namespaces
+it can still make only up to a bound (tests/sandbox/covert/pair.py, PROBE_MAX): where the limit is far beyond it,
+as it usually is, it decodes nothing even at none, and the pair shows only what is refused.
 
     .venv/bin/python benchmarks/covert_channels.py                      # every channel, every level, 200 turns
     .venv/bin/python benchmarks/covert_channels.py --turns 400 --levels strict --channels read-timing,mincore
@@ -42,10 +45,12 @@ sys.path.insert(0, str(ROOT))  # the pairs and their driver live with the tests
 from tests.sandbox.covert.driver import CHANNELS, Run, cold_files, mutual_information, play  # noqa: E402
 from tests.sandbox.covert.pair import VALUES  # noqa: E402
 
+FRESH_PAGES = ("read-timing", "fault-around")
 MB_A_TURN = 0.5
-"""Of cold files the read-timing pair is given a turn: a block of 8 pages, 16 apart. Where a page once read cannot be
-evicted again, the pair needs a fresh block every turn. (The mincore pair keeps to the Python install's files: as an
-ordinary user they are the bot's own, and mincore tells the residency of a file only to who may write it.)"""
+"""Of cold files the read-timing and fault-around pairs are given a turn: a block of 8 pages, 16 apart (for
+fault-around, the 8 windows of 16 pages they start). Where a page once read cannot be evicted again, the pair needs a
+fresh block every turn. (The mincore pair keeps to the Python install's files: as an ordinary user they are the
+bot's own, and mincore tells the residency of a file only to who may write it.)"""
 
 
 def bits_per_turn(run: Run) -> float:
@@ -109,7 +114,7 @@ def main() -> None:
     runs = {}
     for level in levels:
         for channel in channels:
-            files = cold_files(math.ceil(args.turns * MB_A_TURN)) if channel == "read-timing" else None
+            files = cold_files(math.ceil(args.turns * MB_A_TURN)) if channel in FRESH_PAGES else None
             run = play(channel, level, args.turns, seed=args.seed, files=files)
             runs[channel, level] = run
             if args.json:

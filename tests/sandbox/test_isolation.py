@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
@@ -250,3 +251,24 @@ def test_strict_works_here() -> None:
 def test_poll_until_helper_fails_at_the_deadline() -> None:
     with pytest.raises(pytest.fail.Exception):
         poll_until(lambda: False, timeout=0.05)
+
+
+@ALL_LEVELS
+def test_a_bot_makes_no_namespace(bots: Bots, level: SandboxLevel) -> None:
+    """User namespaces count for the arena's user however deeply they nest: a bot that made them until none was
+    left would fail every other bot's start, and the arena's probe with it (the failure blamed on the machine)."""
+    script = """
+    import ctypes, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    pid = os.fork()
+    if pid == 0:  # in a child: unshare changes the caller
+        os._exit(0 if libc.unshare(0x10000000) == 0 else 10 + ctypes.get_errno())  # CLONE_NEWUSER
+    _, status = os.waitpid(pid, 0)
+    raise SystemExit(os.waitstatus_to_exitcode(status))
+    """
+    bot = bots.start(level, script)
+    code = bot.wait(DEADLINE_S)
+    if level is SandboxLevel.NONE:
+        assert code == 0, bot.stderr_tail()  # the machine lets a process make one: the test can fail
+    else:
+        assert code == 10 + errno.EPERM, bot.stderr_tail()

@@ -37,17 +37,21 @@ from tests.sandbox.covert import pair
 
 PAIR = Path(pair.__file__)
 CHANNELS = tuple(pair.CHANNELS)
+PAGE_CACHE = ("mincore", "read-timing", "fault-around")
+"""Pairs through the page cache of agreed large files (covert.json's files)."""
 SHARED = frozenset(
     {
-        *("flock", "lease", "inotify", "mincore", "read-timing"),
+        *("flock", "lease", "inotify", "dnotify", "atime", *PAGE_CACHE),
         *("meminfo", "vmstat", "sysinfo", "loadavg", "stat", "uptime", "file-nr", "inode-nr", "dentry-state"),
+        *("sigpending", "sockstat", "userns"),
     }
 )
-"""Channels through what other pairs on the machine use too: the kernel's counters, the pages of the agreed files,
-the Python install's files that the flock, lease and inotify pairs pick (a file another pair holds open takes no
-write lease), unlike those through names or lock ranges of the pair's own. Their pairs play one at a time
-machine-wide (the other xdist worker, a test run beside this one, as .ci/run starts them), else each would be
-another's noise."""
+"""Channels through what other pairs on the machine use too: the kernel's counters (the user's pending signals and
+user namespaces among them), the pages of the agreed files, the Python install's files that the flock, lease and
+inotify pairs pick (a file another pair holds open takes no write lease), the time zone directories and the
+documentation's access times, unlike those through names or lock ranges of the pair's own. Their pairs play one
+at a time machine-wide (the other xdist worker, a test run beside this one, as .ci/run starts them), else each
+would be another's noise."""
 MUTEX = b"\0arena-covert-channels-one-at-a-time"
 """An abstract unix socket, as a mutex for every process in the machine's network namespace (test runs, whoever
 runs them): one process at a time can bind it, and it is freed when its process ends, however it ends. Never a
@@ -282,7 +286,7 @@ def play(
     values = random.Random(seed if seed is not None else secrets.randbits(64))
     run = Run(channel, level, secrets.token_hex(4))
     if files is None:
-        files = cold_files() if channel in ("mincore", "read-timing") else ()
+        files = cold_files() if channel in PAGE_CACHE else ()
     agreed: dict[str, object] = {"files": list(files)}
     if unit is not None:
         agreed["unit"] = unit
