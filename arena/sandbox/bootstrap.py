@@ -113,7 +113,7 @@ def _become_bot(linux: dict[str, Any], setup: dict[str, Any], parent_pid: int) -
     if setup["cpu"] is not None:
         os.sched_setaffinity(0, {setup["cpu"]})
     if setup["landlock"] is not None:  # last but one: it forbids the mounts made before
-        _module("landlock")["restrict"](*setup["landlock"])
+        setup["landlock_module"]["restrict"](*setup["landlock"])
     if setup["seccomp"] is not None:
         linux["install_seccomp"](setup["seccomp"])
     if setup["sysinfo"] is not None:  # the arena answers sysinfo() (sysinfo.py): it gets the listener
@@ -130,6 +130,8 @@ def _prepare(setup: dict[str, Any], status: int) -> None:
     made for it (child.py): it makes the namespaces and mounts, forks the bot, and stays as the namespace's init
     (_serve_as_init), which the bot's exit ends; the bot returns from here."""
     linux = _module("linux")
+    if setup["landlock"] is not None:  # read now: once the bot's ids are taken, this folder may be closed to them
+        setup["landlock_module"] = _module("landlock")
     _join_cgroups(setup)  # first: all the bot starts is in its cgroups (the init's memory so far is not counted)
     if not setup["namespaces"]:
         _place(linux, setup)

@@ -559,3 +559,19 @@ def test_a_strict_bots_file_argument_outside_what_it_sees_is_refused_by_name(pri
     bot = launch(LaunchSpec(command=(sys.executable, str(script), "/dev/null"), bot_dir=bot_dir))  # bwrap's own
     with bot:
         assert bot.wait(DEADLINE_S) == 0, bot.stderr_tail()
+
+
+@root_only
+def test_an_arena_installed_in_a_private_folder_still_gives_bots_their_own_ids(private_folder: Path) -> None:
+    """As from a clone in a `mktemp -d` folder: what bootstrap.py reads of the arena's package it reads before it
+    takes the bot's ids, which may not enter that folder."""
+    shutil.copytree(CHECKOUT / "arena", private_folder / "arena", ignore=shutil.ignore_patterns("__pycache__"))
+    code = f"import sys; sys.path.insert(0, {str(private_folder)!r})\n" + (
+        "import arena; from arena.sandbox import levels\n"
+        "assert arena.__file__.startswith(sys.path[0]), arena.__file__\n"
+        "print(levels.probe_views())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != notices.SHARED_VARIABLE}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None", done.stdout  # a view can be made: bots get ids of their own
