@@ -92,9 +92,13 @@ class Diagnosis:
 def diagnose(asked: SandboxLevel, limits: Limits, output: Path, bot_uids: range | None = None) -> Diagnosis:
     """Look at the machine for a tournament of this level, then try its sandbox."""
     level, warning = resolve_level(asked)
-    why = warning or ("as asked" if level is asked else "")
-    found = Diagnosis(asked, level, why)
+    lines = (warning or "").splitlines()
+    fallback = next((line for line in lines if "bubblewrap cannot run here" in line), "")
+    as_arenas_user = next((line for line in lines if line != fallback), "")  # root, whose bots cannot have ids
+    found = Diagnosis(asked, level, fallback or ("as asked" if level is asked else ""))
     found.facts = list(_facts(asked, level, limits, output, bot_uids))
+    if as_arenas_user:
+        found.facts.append(Fact("bots' own user ids", as_arenas_user.removeprefix("sandbox: "), short=True))
     found.checks = list(_suite(level))
     return found
 

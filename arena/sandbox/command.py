@@ -87,7 +87,7 @@ def blocked_for_others(path: Path, *, need_read: bool = False) -> Path | None:
 
 def under(path: str, dirs: Sequence[Path]) -> bool:
     """Whether path, as written and resolved, lies inside one of dirs."""
-    candidates = (Path(path), Path(path).resolve())
+    candidates = (Path(os.path.normpath(path)), Path(path).resolve())  # "dir/../bot/x" is "bot/x" as written
     return all(any(c.is_relative_to(d) for d in dirs) for c in candidates)
 
 

@@ -80,7 +80,7 @@ def own_uid_warning(what: str, closed: Path, problem: str) -> str:
     except KeyError:
         name = str(os.geteuid())
     return (
-        f"sandbox: {what} is out of reach of the bots' own user ids ({closed} is closed to other users), and no"
-        f" private mount namespace can be made here to show it to them ({problem}): such bots run as the"
-        f" arena's user, {name}, and may read and write whatever it may"
+        f"sandbox: {what} is out of reach of the bots' own user ids ({closed} is closed to other users), and the"
+        f" arena cannot show it to them here ({problem}): such bots run as the arena's user, {name}, and may read"
+        f" and write whatever it may; a folder others may enter (chmod o+x {closed}) gives them ids of their own"
     )
