@@ -374,3 +374,15 @@ def test_a_sandbox_the_machine_cannot_set_up_is_said_not_to_be_the_bots_fault() 
     assert said.startswith("ERROR: the arena could not start your bot here: bot user ids 1\u201310 are reserved by")
     assert said.endswith("this is not your bot's fault"), said
     assert "FAIL" not in done.stdout
+
+
+def test_a_bot_named_through_dot_dot_is_checked_in_its_own_directory(tmp_path: Path) -> None:
+    """`check-bot -- python3 ../bot/bot.py` from a sibling folder: the sandbox shows bot/, not the sibling the path
+    passes through, so the path is taken as the one it names."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "bot").mkdir()
+    shutil.copy(EXAMPLE, tmp_path / "bot" / "bot.py")
+    command = [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", "python3", "../bot/bot.py"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path / "here")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"the bot's directory: {tmp_path / 'bot'}" in done.stdout

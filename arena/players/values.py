@@ -3,6 +3,7 @@ and check-bot use without loading the transports."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -40,11 +41,17 @@ class BotCommand:
         """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
         since a sandboxed bot starts in a private working directory."""
         directory = directory.resolve()
-        resolved = tuple(
-            str(directory / part) if not Path(part).is_absolute() and (directory / part).exists() else part
-            for part in command
-        )
+        resolved = tuple(_in(directory, part) for part in command)
         return cls(name, resolved, Transport(protocol), directory)
+
+
+def _in(directory: Path, part: str) -> str:
+    """part as an absolute path if it names a file from directory, without `..` (a sandbox shows the bot's
+    directory, not the folders a path passes through on its way there); else part as it is."""
+    if Path(part).is_absolute() or not (directory / part).exists():
+        return part
+    plain = os.path.normpath(directory / part)
+    return plain if os.path.exists(plain) else str(directory / part)
 
 
 @dataclass(frozen=True, slots=True)
