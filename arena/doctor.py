@@ -187,10 +187,12 @@ except OSError as error:
     print("stopped at", count, error)
 """
 MEMORY = """
+import time
 hoard = []
 for _ in range(64):
     hoard.append(bytearray(8 << 20))
-print("held", len(hoard) * 8, "MB")
+print("held", len(hoard) * 8, "MB", flush=True)
+time.sleep(3)  # where no cgroup holds it, the memory of a bot is looked at every 0.1 s
 """
 DISK = """
 import time
