@@ -56,8 +56,8 @@ def _seccomp_program(own_namespaces: bool) -> bytes | None:
     program = seccomp.program(own_namespaces=own_namespaces)
     if isinstance(program, str):
         notices.warn_once(
-            f"sandbox: no seccomp filter for bots here ({program}); bots can signal each other through file locks"
-            " and inotify on the files they all see (install libseccomp2)"
+            f"sandbox: no seccomp filter for bots here ({program}); bots can signal each other through file locks,"
+            " inotify, sockets and namespaces, and one can use up the user's namespaces (install libseccomp2)"
         )
         return None
     return program
@@ -77,8 +77,8 @@ def strict_fds(give: Callable[[str, bytes], int], info: int, spec: LaunchSpec, b
 
 
 def basic_gaps(*, namespaces: bool) -> list[str]:
-    """What keeps a basic bot from the others nowhere here, as phrases: what this kernel's Landlock lacks, less
-    what its own namespaces (root) or the seccomp filter hold instead."""
+    """What a basic bot is not kept from here, as phrases: what this kernel's Landlock lacks, less what its own
+    namespaces (root) or the seccomp filter hold instead."""
     gaps = landlock.missing(landlock_abi())
     if namespaces:
         gaps = [gap for gap in gaps if gap not in ("signals", "abstract unix sockets", "TCP on loopback")]
