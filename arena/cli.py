@@ -335,7 +335,8 @@ def _logs(args: argparse.Namespace) -> int:
 
 def _diagnose(args: argparse.Namespace) -> int:
     from arena.analysis.diagnose import diagnose
-    from arena.analysis.report import describe
+    from arena.analysis.fairplay import fair_play_of_output
+    from arena.analysis.report import describe, fair_play_lines
     from arena.store import ResultStore
 
     store = ResultStore.open_existing(args.output)
@@ -346,11 +347,13 @@ def _diagnose(args: argparse.Namespace) -> int:
         found = diagnose(store, None if args.bot is None else [args.bot])
     finally:
         store.close()
+    fair = fair_play_of_output(args.output, [bot.bot for bot in found])
     if args.format == "json":
-        print(json.dumps({"bots": [bot.json() for bot in found]}, indent=2))
+        shown = [{**bot.json(), "fair_play": fair.bot(bot.bot).json()} for bot in found]
+        print(json.dumps({"bots": shown}, indent=2))
     else:
         for bot in found:
-            for line in describe(bot):
+            for line in [*describe(bot), *fair_play_lines(fair.bot(bot.bot))]:
                 print(line)
     return 0
 

@@ -33,6 +33,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.engine import (
@@ -59,9 +60,9 @@ from arena.engine import (
     View,
     WentOut,
 )
-from arena.errors import ReplayMismatch
+from arena.errors import ReplayError, ReplayMismatch
 from arena.protocol import MalformedAction, parse_action
-from arena.replay import Resimulation
+from arena.replay import Resimulation, read_replay
 from arena.replay.lines import ReplayLine, decision_line_numbers
 
 ALPHA = 0.001
@@ -846,6 +847,7 @@ def _flag(flag: Flag, test: Verdict) -> dict[str, Any]:
         "observed": test.observed,
         "p_value": test.p_value,
         "threshold": test.threshold,
+        "steps": [{"match_id": step.match_id, "line": step.line} for step in test.evidence()],
     }
 
 
@@ -1031,3 +1033,17 @@ def fair_play_from_replays(
     """Both tests from replays' lines (as arena.replay reads them)."""
     found = (fair_play_of_replay(lines) for lines in replays)
     return tally((match for match in found if match is not None), bots, criteria)
+
+
+def fair_play_of_output(output: Path, bots: Sequence[str] | None = None, criteria: Criteria = Criteria()) -> FairPlay:
+    """Both tests over every replay of a tournament's output folder (OUTPUT/replays/*.jsonl, in the order of their
+    names); a replay that cannot be read is left out, as one that starts wrong is."""
+    return fair_play_from_replays(_readable(sorted((output / "replays").glob("*.jsonl"))), bots, criteria)
+
+
+def _readable(paths: Iterable[Path]) -> Iterable[list[ReplayLine]]:
+    for path in paths:
+        try:
+            yield read_replay(path)
+        except ReplayError:
+            continue

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.analysis.diagnose import BotDiagnosis, Spread
+from arena.analysis.fairplay import BotFairPlay
 from arena.analysis.mistakes import Category
 
 SHOWN_STEPS = 5
 """Mistakes named at most per category; the rest are counted."""
+SHOWN_DECISIONS = 3
+"""Decisions named at most per fair-play flag, the most telling first."""
 
 
 def describe(bot: BotDiagnosis) -> list[str]:
@@ -58,3 +63,23 @@ def _spread(spread: Spread) -> str:
 
 def _ms(value: float) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def fair_play_lines(fair: BotFairPlay) -> list[str]:
+    """`fair play: none`, or a line per flag: its name (and partner), its p-value against the threshold, and the
+    most telling decisions behind it as MATCH:LINE."""
+    flags = fair.flags
+    if not flags:
+        return ["  fair play: none"]
+    return ["  fair play:"] + [f"    {_flag_line(flag)}" for flag in flags]
+
+
+def _flag_line(flag: dict[str, Any]) -> str:
+    partner = f" {flag['partner']}{' (mutual)' if flag['mutual'] else ''}" if "partner" in flag else ""
+    steps = flag["steps"]
+    where = ", ".join(f"{step['match_id']}:{step['line']}" for step in steps[:SHOWN_DECISIONS])
+    more = f" and {len(steps) - SHOWN_DECISIONS} more" if len(steps) > SHOWN_DECISIONS else ""
+    return (
+        f"{flag['flag']}{partner}: p = {flag['p_value']:.2g} (below {flag['threshold']:.2g});"
+        f" {flag['observed']} observed against {flag['expected']:g} expected; {where or 'no decision named'}{more}"
+    )

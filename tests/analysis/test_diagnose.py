@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from arena.analysis import Category, diagnose_replay
-from arena.replay import read_replay
+from arena.analysis.fairplay import Flag
+from arena.engine import Match, Phase, get_ruleset
+from arena.replay import read_replay, write_replay
+from tests.analysis.test_fairplay import at_random, foresight
 from tests.test_author_loop import run_arena, tournament
 from tests.test_cli import arena
 
@@ -62,10 +66,17 @@ def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_
             judged = diagnose_replay(lines)[line["seat"]].mistakes
             assert (step["line"], Category(step["category"])) in judged
 
+    # honest bots: each has its fair-play statistics, and no flag
+    for bot in bots.values():
+        fair = bot["fair_play"]
+        assert fair["flags"] == [], fair
+        assert set(fair) == {"flags", "knows_more", "spares"}
+        assert fair["knows_more"] is not None and fair["knows_more"]["decisions"] > 0
+
     table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
     assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
     assert any(line.startswith("  reply times, CPU ms: median ") for line in table)
-    assert table[-1] == "  faults: none"
+    assert table[-2:] == ["  faults: none", "  fair play: none"]
     unknown = arena("diagnose", output, "--bot", "nobody")
     assert unknown.returncode == 2 and "no bot 'nobody'" in unknown.stderr
 
@@ -110,6 +121,43 @@ def test_the_gradebook_has_a_column_per_mistake_category_and_the_p95_reply_time(
             assert float(row[column]) == round(100 * bot["mistakes"][category] / bot["decisions"], 2)
     assert float(rows["student"]["reply_ms_p95"]) == diagnosed["student"]["reply_ms"]["p95"]
     assert rows["lazy"]["reply_ms_p95"] == ""  # in-process: none
+
+
+def test_a_seat_that_reads_the_hidden_hands_is_flagged_in_arena_diagnose(tmp_path: Path) -> None:
+    path = tournament(
+        tmp_path, "- {name: seer, builtin: random}\n- {name: random, builtin: random}\n", extra="repeats: 12\n"
+    )
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
+    output = tmp_path / "out"
+    replays = sorted((output / "replays").glob("*.jsonl"))
+    assert len(replays) >= 12
+    for number, replay in enumerate(replays):  # each match played again, the seer's Guards naming the real card
+        names = read_replay(replay)[0].data["players"]
+        match, rng = Match(get_ruleset("2019"), names, number), random.Random(number)
+        while match.phase is not Phase.OVER:
+            decision = match.decision
+            if decision is None:
+                match.deal_round()
+                continue
+            policy = foresight if names[decision.seat] == "seer" else at_random
+            match.apply(policy(match, decision, rng))
+        write_replay(replay, match, replay.stem)
+    done = arena("diagnose", output, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    bots = {bot["bot"]: bot["fair_play"] for bot in json.loads(done.stdout)["bots"]}
+    assert bots["random"]["flags"] == []
+    (flag,) = bots["seer"]["flags"]
+    assert flag["flag"] == Flag.KNOWS_MORE.value
+    assert flag["p_value"] < flag["threshold"] and flag["observed"] > flag["expected"]
+    assert flag["steps"]
+    for step in flag["steps"]:  # a Guard, Baron or Prince of the seer's, at that line of that match's replay
+        lines = read_replay(output / "replays" / f"{step['match_id']}.jsonl")
+        line = lines[step["line"] - 1].data
+        assert line["type"] == "decision" and lines[0].data["players"][line["seat"]] == "seer"
+    table = arena("diagnose", output, "--bot", "seer").stdout.splitlines()
+    shown = table[table.index("  fair play:") + 1]
+    first = flag["steps"][0]
+    assert shown.startswith(f"    {Flag.KNOWS_MORE.value}: p = ") and f"{first['match_id']}:{first['line']}" in shown
 
 
 def test_check_bot_prints_the_same_summary_and_keeps_the_replays_it_names(tmp_path: Path, marker: str) -> None:
