@@ -36,6 +36,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.analysis.watch import replayed_decisions
 from arena.engine import (
     Action,
     Card,
@@ -60,9 +61,8 @@ from arena.engine import (
     View,
     WentOut,
 )
-from arena.errors import ReplayError, ReplayMismatch
-from arena.protocol import MalformedAction, parse_action
-from arena.replay import Resimulation, read_replay
+from arena.errors import ReplayError
+from arena.replay import read_replay
 from arena.replay.lines import ReplayLine, decision_line_numbers
 
 ALPHA = 0.001
@@ -668,27 +668,13 @@ def _succeeded(kind: Kind, target: int, outcome: _Outcome) -> bool:
 def fair_play_of_replay(lines: Sequence[ReplayLine]) -> MatchFairPlay | None:
     """The same notes from a replay, re-simulated: each decision from the events and the view its seat had, as
     far as the replay keeps the rules (None for a replay that starts wrong)."""
-    resimulation = Resimulation(lines)
     witness: Witness | None = None
-    try:
-        for index, (_, match) in enumerate(resimulation.steps()):
-            witness = witness or Witness(match)
-            following = lines[index + 1].data if index + 1 < len(lines) else {}
-            decision = match.decision
-            if following.get("type") != "decision" or decision is None or following.get("seat") != decision.seat:
-                continue
-            try:
-                action = parse_action(following.get("action"))
-            except MalformedAction:
-                continue
-            if decision.accepts(action):
-                witness.judge(decision.seat, action)
-    except ReplayMismatch:
-        pass
-    return witness.findings(resimulation.match_id) if witness is not None else None
-
-
-# -- the tests -------------------------------------------------------------------------------------------------------
+    for match, seat, action in replayed_decisions(lines):
+        witness = witness or Witness(match)
+        witness.judge(seat, action)
+    if witness is None:
+        return None
+    return witness.findings(str(lines[0].data.get("match_id", "")))  # the match_start line: replayed_decisions read it
 
 
 def upper_tail(probabilities: Sequence[float], observed: int) -> float:

@@ -3,7 +3,7 @@ events and views the bots were sent (arena.analysis.mistakes)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.analysis.mistakes import Category, Seat
@@ -88,14 +88,12 @@ class _Judged:
         self._player.check()
 
 
-def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
-    """The same diagnosis from a replay, re-simulated: each decision judged from the events and the view its seat
-    had, as far as the replay keeps the rules."""
+def replayed_decisions(lines: Sequence[ReplayLine]) -> Iterator[tuple[Match, int, Action]]:
+    """A replay re-simulated: the match before each decision its lines keep, the seat and the answer, as far as
+    the replay keeps the rules (a mismatch ends it: the re-simulation names the line)."""
     resimulation = Resimulation(lines)
-    watch: Watch | None = None
     try:
         for index, (_, match) in enumerate(resimulation.steps()):
-            watch = watch or Watch(match)
             following = lines[index + 1].data if index + 1 < len(lines) else {}
             decision = match.decision
             if following.get("type") != "decision" or decision is None or following.get("seat") != decision.seat:
@@ -103,9 +101,18 @@ def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
             try:
                 action = parse_action(following.get("action"))
             except MalformedAction:
-                continue  # the re-simulation names the line next
+                continue
             if decision.accepts(action):
-                watch.judge(decision.seat, action)
+                yield match, decision.seat, action
     except ReplayMismatch:
-        pass
+        return
+
+
+def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
+    """The same diagnosis from a replay, re-simulated: each decision judged from the events and the view its seat
+    had, as far as the replay keeps the rules."""
+    watch: Watch | None = None
+    for match, seat, action in replayed_decisions(lines):
+        watch = watch or Watch(match)
+        watch.judge(seat, action)
     return watch.diagnoses() if watch is not None else []
