@@ -106,6 +106,15 @@ def function(name: str, restype: Any, *argtypes: Any) -> Any:
     return found
 
 
+def mapping_calls() -> tuple[Any, Any]:
+    """mmap and munmap of the C library, for mappings of files and memfds made by hand."""
+    mmap = function(
+        "mmap", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+        ctypes.c_long,
+    )  # fmt: skip
+    return mmap, function("munmap", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+
+
 def checked(result: int, what: str) -> int:
     if result == -1:
         raise fail(what)
@@ -883,11 +892,7 @@ class FaultAroundReceiver(PageSender):
 
     def __init__(self, agreement: Agreement) -> None:
         super().__init__(agreement)
-        self.map = function(
-            "mmap", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-            ctypes.c_long,
-        )  # fmt: skip
-        self.unmap = function("munmap", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+        self.map, self.unmap = mapping_calls()
         self.advise = function("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
         self.pagemap = os.open("/proc/self/pagemap", os.O_RDONLY)
 
@@ -995,11 +1000,7 @@ class MemfdHoldSender(HoldSender):
 
     def __init__(self, agreement: Agreement) -> None:
         super().__init__(agreement)
-        self.map = function(
-            "mmap", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-            ctypes.c_long,
-        )  # fmt: skip
-        self.unmap = function("munmap", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+        self.map, self.unmap = mapping_calls()
         self.held: list[int] = []
 
     def hold(self, units: int) -> None:
