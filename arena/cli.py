@@ -334,8 +334,7 @@ def _logs(args: argparse.Namespace) -> int:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    from arena.analysis.diagnose import diagnose
-    from arena.analysis.fairplay import fair_play_of_output
+    from arena.analysis.diagnose import diagnose, fair_play
     from arena.analysis.report import describe, fair_play_lines
     from arena.store import ResultStore
 
@@ -345,9 +344,9 @@ def _diagnose(args: argparse.Namespace) -> int:
         if args.bot is not None and args.bot not in known:
             raise UsageError(f"diagnose: no bot {args.bot!r} in {args.output} (bots: {', '.join(known)})")
         found = diagnose(store, None if args.bot is None else [args.bot])
+        fair = fair_play(store, [bot.bot for bot in found])
     finally:
         store.close()
-    fair = fair_play_of_output(args.output, [bot.bot for bot in found])
     if args.format == "json":
         shown = [{**bot.json(), "fair_play": fair.bot(bot.bot).json()} for bot in found]
         print(json.dumps({"bots": shown}, indent=2))

@@ -64,6 +64,9 @@ class MatchDone:
     logs: tuple[tuple[str, bytes], ...] = ()
     """(bot, what it wrote to stderr in this match) for the arena to keep, with the replay's text; empty when the
     worker kept them itself."""
+    fair_play: str = ""
+    """The match's fair-play notes (arena.analysis.fairplay.notes_json); empty in results older than them (they are
+    noted again from the replay)."""
 
 
 @dataclass(frozen=True, slots=True)

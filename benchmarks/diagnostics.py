@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from arena.analysis import Watch
-from arena.analysis.diagnose import diagnose
+from arena.analysis.diagnose import diagnose, fair_play
+from arena.analysis.fairplay import notes_json
 from arena.config import load_config
 from arena.engine import Match, get_ruleset
 from arena.plugins import load_registry
@@ -73,6 +74,11 @@ def judging_per_decision(matches: int = 40, pairs: int = 25) -> float:
             players = [make(1000) for _ in range(4)]
             watch = Watch(match)
             play_match(match, watch.wrap(players) if judged else players, f"m{number}")
+            if judged:  # what the worker hands the arena: the seats' diagnoses and the fair-play notes, encoded
+                watch.diagnoses()
+                notes = watch.fair_play(f"m{number}")
+                assert notes is not None
+                notes_json(notes)
             decisions += sum(1 for record in match.records if type(record).__name__ == "Decided")
         return time.process_time() - started, decisions
 
@@ -95,6 +101,7 @@ def measure(kind: str, matches: int, concurrency: int, per_decision: float) -> d
         try:
             started = time.perf_counter()
             found = diagnose(store)
+            fair_play(store)
             gather_s = time.perf_counter() - started
         finally:
             store.close()

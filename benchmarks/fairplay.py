@@ -40,7 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.analysis.fairplay import Criteria, FairPlay, Flag, MatchFairPlay, Witness, fair_play_of_replay, tally
+from arena.analysis.fairplay import Criteria, FairPlay, Flag, MatchFairPlay, Witness, tally
+from arena.analysis.watch import fair_play_of_replay
 from arena.engine import Action, Card, Decision, Match, MatchResult, Observer, Play, get_ruleset
 from arena.players.base import MatchInfo, Player
 from arena.players.local import MessagePlayer

@@ -1,6 +1,6 @@
-"""Each bot's diagnostics over a tournament: its provable mistakes, its reply times against the limit, and its
-faults, gathered from the store (judged as each match was played) and, for matches recorded before there were
-diagnostics, from their replays."""
+"""Each bot's diagnostics over a tournament: its provable mistakes, its reply times against the limit, its faults
+and its fair play, gathered from the store (judged as each match was played) and, for matches recorded before
+there were diagnostics, from their replays."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ from typing import Any
 
 import yaml
 
+from arena.analysis.fairplay import Criteria, FairPlay, MatchFairPlay, notes_from_json, tally
 from arena.analysis.mistakes import Category
-from arena.analysis.watch import diagnose_replay
+from arena.analysis.watch import diagnose_replay, fair_play_of_replay
 from arena.errors import ReplayError
 from arena.matches import FaultRow, SeatStats
 from arena.players.values import Timing
 from arena.replay import read_replay
+from arena.replay.lines import ReplayLine
 from arena.store import ResultStore
 
 
@@ -144,6 +146,39 @@ def _from_replay(replay: Path | None) -> list[SeatStats | None]:
         SeatStats(seat.decisions, tuple((line, category.value) for line, category in seat.mistakes))
         for seat in diagnose_replay(lines)
     ]
+
+
+def fair_play(store: ResultStore, bots: Sequence[str] | None = None, criteria: Criteria = Criteria()) -> FairPlay:
+    """Both fair-play tests for every bot (or those named) over the tournament: each match's notes as its worker
+    kept them, or noted again from the replay for a match recorded without them."""
+    kept = store.fair_play_notes()
+    notes: list[MatchFairPlay] = []
+    for match in store.matches():
+        seats, match_id = match.job.seats, match.job.match_id
+        if len(seats) < 2:
+            continue  # a bye
+        text = kept.get(match_id)
+        found = notes_from_json(match_id, seats, text) if text is not None else _noted_again(match.replay)
+        if found is not None:
+            notes.append(found)
+    return tally(notes, bots, criteria)
+
+
+def fair_play_from_replays(
+    replays: Iterable[Sequence[ReplayLine]], bots: Sequence[str] | None = None, criteria: Criteria = Criteria()
+) -> FairPlay:
+    """Both tests from replays' lines (as arena.replay reads them)."""
+    found = (fair_play_of_replay(lines) for lines in replays)
+    return tally((notes for notes in found if notes is not None), bots, criteria)
+
+
+def _noted_again(replay: Path | None) -> MatchFairPlay | None:
+    if replay is None:
+        return None
+    try:
+        return fair_play_of_replay(read_replay(replay))
+    except ReplayError:
+        return None
 
 
 def _move_ms(meta: dict[str, str]) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from arena.analysis.fairplay import MatchFairPlay, Witness
 from arena.analysis.mistakes import Category, Seat
 from arena.engine import Action, Decision, EventFeed, Match, MatchResult, Observer
 from arena.errors import ReplayMismatch
@@ -25,9 +26,10 @@ class SeatDiagnosis:
 
 
 class Watch:
-    """The judges of one match's seats, and what they found."""
+    """The judges of one match's seats, and what they found: the provable mistakes, and with `fair_play` the notes
+    of each seat's chances and choices (arena.analysis.fairplay), fed the same events and views."""
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: Match, fair_play: bool = True) -> None:
         feed = EventFeed(match)
         self._match = match
         self._observers = [Observer(match, seat, feed) for seat in range(len(match.players))]
@@ -36,6 +38,7 @@ class Watch:
         self._seats = [Seat(seat, match.ruleset) for seat in range(len(match.players))]
         self._judged: list[tuple[int, Category | None]] = []
         """(seat, mistake) of every decision of the match so far, in order."""
+        self._witness = Witness(match) if fair_play else None
 
     def wrap(self, players: Sequence[Player]) -> list[Player]:
         """The players, each with its decisions judged as it answers them."""
@@ -49,8 +52,11 @@ class Watch:
         """Judge the answer `seat` gives now, from all it was told until now."""
         observer = self._observers[seat]
         judge = self._seats[seat]
-        judge.observe(observer.take_events())
-        self._judged.append((seat, judge.judge(observer.view(), action)))
+        events, view = observer.take_events(), observer.view()
+        judge.observe(events)
+        self._judged.append((seat, judge.judge(view, action)))
+        if self._witness is not None:
+            self._witness.note(seat, events, view, action)
 
     def diagnoses(self) -> list[SeatDiagnosis]:
         """Per seat, once the match is over (or as far as it went)."""
@@ -61,6 +67,10 @@ class Watch:
             if mistake is not None:
                 found[seat].mistakes.append((line, mistake))
         return found
+
+    def fair_play(self, match_id: str) -> MatchFairPlay | None:
+        """The fair-play notes of the match (None without `fair_play`)."""
+        return None if self._witness is None else self._witness.findings(match_id)
 
 
 class _Judged:
@@ -113,6 +123,18 @@ def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
     had, as far as the replay keeps the rules."""
     watch: Watch | None = None
     for match, seat, action in replayed_decisions(lines):
-        watch = watch or Watch(match)
+        watch = watch or Watch(match, fair_play=False)
         watch.judge(seat, action)
     return watch.diagnoses() if watch is not None else []
+
+
+def fair_play_of_replay(lines: Sequence[ReplayLine]) -> MatchFairPlay | None:
+    """The fair-play notes from a replay, re-simulated: each decision from the events and the view its seat had, as
+    far as the replay keeps the rules (None for a replay that starts wrong)."""
+    witness: Witness | None = None
+    for match, seat, action in replayed_decisions(lines):
+        witness = witness or Witness(match)
+        witness.judge(seat, action)
+    if witness is None:
+        return None
+    return witness.findings(str(lines[0].data.get("match_id", "")))  # the match_start line: replayed_decisions read it

@@ -1,6 +1,7 @@
 """A page per bot in the report (report/bots/NAME.html): why it ranked where it did. Its provable mistakes by
-category, each linked to its move in the viewer; its reply times against the limit; its faults, each linked to
-its step, with the bot's stderr. Every value from outside (names, details, stderr) is escaped here."""
+category, each linked to its move in the viewer; its fair play, each flag with its statistic and the decisions
+behind it; its reply times against the limit; its faults, each linked to its step, with the bot's stderr. Every
+value from outside (names, details, stderr) is escaped here."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Collection, Set
 from html import escape
 
 from arena.analysis.diagnose import BotDiagnosis, Spread
+from arena.analysis.fairplay import BotFairPlay, Flag, Verdict
 from arena.analysis.mistakes import Category
 from arena.report.page import document
 from arena.report.replay_page import log_href, viewer_href
@@ -34,7 +36,7 @@ def bot_page_name(bot: str) -> str:
     return f"{bot}.html"
 
 
-def render_bot_page(bot: BotDiagnosis, viewable: Set[str], logged: Collection[str]) -> str:
+def render_bot_page(bot: BotDiagnosis, fair: BotFairPlay, viewable: Set[str], logged: Collection[str]) -> str:
     """`viewable`: the matches the viewer can open; `logged`: the matches of which this bot has a stderr log."""
     up = "../"
     title = escape(bot.bot)
@@ -60,7 +62,7 @@ def render_bot_page(bot: BotDiagnosis, viewable: Set[str], logged: Collection[st
         f'<a class="back" href="{up}index.html">← tournament report</a>',
         f'<h1 id="title">{title}</h1>',
         f'<p class="meta" id="summary">{bot.decisions} decisions · {total} provable mistakes ·'
-        f" {len(bot.faults)} faults</p>",
+        f" {len(fair.flags)} fair-play flags · {len(bot.faults)} faults</p>",
         "</header>",
         "<main>",
         '<section id="mistakes"><h2>Provable mistakes</h2>',
@@ -71,6 +73,7 @@ def render_bot_page(bot: BotDiagnosis, viewable: Set[str], logged: Collection[st
         f"</thead><tbody>{rows}</tbody></table></div>",
         f'<ol id="mistake-steps">{steps}</ol>' if steps else '<p id="no-mistakes">None.</p>',
         "</section>",
+        _fair_play(fair, viewable, up),
         _replies(bot),
         _faults(bot, viewable, logged, up),
         "</main>",
@@ -83,6 +86,59 @@ def _move_link(up: str, match_id: str, line: int, viewable: Set[str]) -> str:
     if match_id not in viewable:
         return text
     return f'<a class="move-link" href="{escape(up + viewer_href(match_id, line=line))}">{text}</a>'
+
+
+def _fair_play(fair: BotFairPlay, viewable: Set[str], up: str) -> str:
+    """Each flag with the decisions behind it, then every test with its figures, flagged or not."""
+    flags = "".join(
+        f'<li class="flag" data-flag="{flag["flag"]}"><strong>{_flag_title(flag)}</strong>:'
+        f" {flag['observed']} observed against {flag['expected']:g} expected, p = {flag['p_value']:.2g}"
+        f" (flagged below {flag['threshold']:.2g}). The most telling decisions: "
+        + (", ".join(_move_link(up, s["match_id"], s["line"], viewable) for s in flag["steps"]) or "none named")
+        + ".</li>"
+        for flag in fair.flags
+    )
+    tests = [("knows more than it can see", "successes", fair.knows_more)] + [
+        (f"spares {sparing.partner}", "chose it" if measure.value == "targets" else "made the sure play", verdict)
+        for sparing in fair.spares
+        for measure, verdict in sparing.verdicts()
+    ]
+    rows = "".join(_test_row(name, counted, verdict) for name, counted, verdict in tests if verdict is not None)
+    table = (
+        '<div class="scroll"><table id="fair-play-table"><thead><tr><th scope="col">test</th>'
+        '<th scope="col">decisions</th><th scope="col">counted</th><th scope="col">observed</th>'
+        '<th scope="col">expected</th><th scope="col">p-value</th><th scope="col">flagged below</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+        if rows
+        else '<p id="no-fair-play-tests">No decision to test: no play whose success a replay shows, no choice of'
+        " target between two bots.</p>"
+    )
+    return (
+        '<section id="fair-play"><h2>Fair play</h2>'
+        '<p class="note">Whether this bot succeeded far more often than what it could see allows, or spared another'
+        " bot far more than its own way of choosing predicts. A flag says the plays were very unlikely for an"
+        " honest bot; it proves no cheating by itself: read the decisions it names (docs/diagnostics.md).</p>"
+        + (f'<ol id="fair-play-flags">{flags}</ol>' if flags else '<p id="no-flags">No flag.</p>')
+        + table
+        + "</section>"
+    )
+
+
+def _flag_title(flag: dict[str, object]) -> str:
+    if flag["flag"] == Flag.KNOWS_MORE.value:
+        return "knows more than it can see"
+    mutual = " (each spares the other)" if flag["mutual"] else ""
+    measure = "as a target" if flag["measure"] == "targets" else "from the plays it knew would put it out"
+    return f"spares {escape(str(flag['partner']))} {measure}{mutual}"
+
+
+def _test_row(name: str, counted: str, verdict: Verdict) -> str:
+    return (
+        f'<tr data-flagged="{str(verdict.flagged).lower()}"><th scope="row">{escape(name)}</th>'
+        f'<td class="num">{verdict.decisions}</td><td>{counted}</td><td class="num">{verdict.observed}</td>'
+        f'<td class="num">{verdict.expected:.1f}</td><td class="num">{verdict.p_value:.2g}</td>'
+        f'<td class="num">{verdict.threshold:.2g}</td></tr>'
+    )
 
 
 def _replies(bot: BotDiagnosis) -> str:

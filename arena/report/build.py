@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.analysis.diagnose import diagnose
+from arena.analysis.diagnose import diagnose, fair_play
 from arena.errors import ReplayError
 from arena.replay import read_replay
 from arena.report.bot_page import BOTS, bot_page_name, render_bot_page
@@ -86,6 +86,7 @@ def _write_bot_pages(output: Path, viewable: set[str]) -> None:
     store = ResultStore.open_existing(output)
     try:
         found = diagnose(store)
+        fair = fair_play(store, [bot.bot for bot in found])
     finally:
         store.close()
     folder = output / REPORT / BOTS
@@ -94,7 +95,7 @@ def _write_bot_pages(output: Path, viewable: set[str]) -> None:
     logs = logs_by_match(output)
     for bot in found:
         logged = {match_id for match_id, bots in logs.items() if bot.bot in bots}
-        write_atomically(folder / bot_page_name(bot.bot), render_bot_page(bot, viewable, logged))
+        write_atomically(folder / bot_page_name(bot.bot), render_bot_page(bot, fair.bot(bot.bot), viewable, logged))
     kept = {bot_page_name(bot.bot) for bot in found}
     for stale in folder.glob("*.html"):
         if stale.name not in kept:

@@ -6,7 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from arena.analysis.diagnose import diagnose
+from arena.analysis.diagnose import diagnose, fair_play
+from arena.analysis.fairplay import BotFairPlay
 from arena.analysis.mistakes import Category
 from arena.engine import FaultReason
 from arena.store import ResultStore
@@ -16,10 +17,12 @@ from arena.store.export import standing_rows, write_rows
 
 def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
     """The standings' columns, then the faults in all and by kind, the provable mistakes of each category per 100
-    decisions, and the 95th percentile of the reply times (CPU ms). Every fault kind and mistake category has its
-    column, so the columns are the same for every course and every run."""
+    decisions, the 95th percentile of the reply times (CPU ms), and the fair-play flags (how many, and each named
+    with its p-value). Every fault kind and mistake category has its column, so the columns are the same for every
+    course and every run."""
     candidates = json.loads(store.meta().get("candidates", "[]"))
     diagnoses = {bot.bot: bot for bot in diagnose(store, candidates)}
+    fair = fair_play(store)  # every bot tested, references too: the correction counts them all
     flat = []
     for row in standing_rows(store, only=set(candidates)):
         diagnosis = diagnoses[row["bot"]]
@@ -35,8 +38,18 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
                     for category in Category
                 },
                 "reply_ms_p95": None if replies is None else replies.p95,
+                **_fair_play_columns(fair.bot(row["bot"]) if row["bot"] in fair.tested else None),
             }
         )
     text = io.StringIO(newline="")
     write_rows(flat, "csv", text)
     write_atomically(path, text.getvalue())
+
+
+def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
+    """`fair_play_flags`: how many; `fair_play`: each as FLAG[ PARTNER] p=P, separated by '; ' (empty: none)."""
+    flags = [] if fair is None else fair.flags
+    named = [
+        f"{flag['flag']}{' ' + flag['partner'] if 'partner' in flag else ''} p={flag['p_value']:.2g}" for flag in flags
+    ]
+    return {"fair_play_flags": len(flags), "fair_play": "; ".join(named)}

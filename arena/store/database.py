@@ -93,9 +93,13 @@ CREATE TABLE IF NOT EXISTS seat_stats (
     reply_wall_ms TEXT NOT NULL   -- JSON list: wall ms of each
 );
 CREATE INDEX IF NOT EXISTS seat_stats_by_match ON seat_stats(match_id);
+CREATE TABLE IF NOT EXISTS fair_play (
+    match_id TEXT PRIMARY KEY REFERENCES matches(match_id),
+    notes TEXT NOT NULL           -- JSON: arena.analysis.fairplay.notes_json
+);
 """
-"""seat_stats came without a new layout version: an older arena resuming such a folder just leaves it out for the
-matches it plays, and those are judged again from their replays."""
+"""seat_stats and fair_play came without a new layout version: an older arena resuming such a folder just leaves
+them out for the matches it plays, and those are judged again from their replays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +257,7 @@ class ResultStore:
                 )
                 for seat, stats in enumerate(done.seat_stats)
             ],
+            done.fair_play,
         )
         with self._lock:
             self._raise_timer_error()
@@ -341,6 +346,9 @@ class ResultStore:
                 self._db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)", rows.faults)
                 self._db.execute("DELETE FROM seat_stats WHERE match_id = ?", (rows.match_id,))
                 self._db.executemany("INSERT INTO seat_stats VALUES (?, ?, ?, ?, ?, ?, ?)", rows.seat_stats)
+                self._db.execute("DELETE FROM fair_play WHERE match_id = ?", (rows.match_id,))
+                if rows.fair_play:
+                    self._db.execute("INSERT INTO fair_play VALUES (?, ?)", (rows.match_id, rows.fair_play))
 
     def seat_stats(self) -> dict[str, list[SeatStats | None]]:
         """Per finished match, each seat's stats; None for a seat of a match recorded without them."""
@@ -360,6 +368,15 @@ class ResultStore:
                 tuple(orjson.loads(wall_ms)),
             )
         return found
+
+    def fair_play_notes(self) -> dict[str, str]:
+        """Per finished match recorded with them, its fair-play notes (JSON text)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT f.match_id, f.notes FROM fair_play f JOIN matches m ON m.match_id = f.match_id"
+                " WHERE m.status = 'done'"
+            ).fetchall()
+        return dict(rows)
 
     def record_bye(self, job: MatchJob) -> None:
         """A bye: a one-seat table that is not played; standings score it."""
@@ -430,6 +447,7 @@ class _Rows:
     match: tuple[object, ...]
     faults: list[tuple[object, ...]]
     seat_stats: list[tuple[object, ...]]
+    fair_play: str
 
 
 def replay_path(output: Path, match_id: str) -> Path:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from arena.analysis import Category, diagnose_replay
-from arena.analysis.fairplay import Flag
-from arena.engine import Match, Phase, get_ruleset
-from arena.replay import read_replay, write_replay
-from tests.analysis.test_fairplay import at_random, foresight
+from arena.analysis.fairplay import Flag, notes_from_json
+from arena.analysis.watch import fair_play_of_replay
+from arena.replay import read_replay
+from arena.store import ResultStore
+from tests.analysis.cheats import seer_tournament
 from tests.test_author_loop import run_arena, tournament
 from tests.test_cli import arena
 
@@ -123,25 +123,25 @@ def test_the_gradebook_has_a_column_per_mistake_category_and_the_p95_reply_time(
     assert rows["lazy"]["reply_ms_p95"] == ""  # in-process: none
 
 
-def test_a_seat_that_reads_the_hidden_hands_is_flagged_in_arena_diagnose(tmp_path: Path) -> None:
-    path = tournament(
-        tmp_path, "- {name: seer, builtin: random}\n- {name: random, builtin: random}\n", extra="repeats: 12\n"
-    )
+def test_the_notes_kept_as_each_match_is_played_are_those_of_its_replay(tmp_path: Path) -> None:
+    path = tournament(tmp_path, "- {name: a, builtin: random}\n- {name: b, builtin: heuristic}\n", extra="repeats: 3\n")
     assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
     output = tmp_path / "out"
-    replays = sorted((output / "replays").glob("*.jsonl"))
-    assert len(replays) >= 12
-    for number, replay in enumerate(replays):  # each match played again, the seer's Guards naming the real card
-        names = read_replay(replay)[0].data["players"]
-        match, rng = Match(get_ruleset("2019"), names, number), random.Random(number)
-        while match.phase is not Phase.OVER:
-            decision = match.decision
-            if decision is None:
-                match.deal_round()
-                continue
-            policy = foresight if names[decision.seat] == "seer" else at_random
-            match.apply(policy(match, decision, rng))
-        write_replay(replay, match, replay.stem)
+    store = ResultStore.open_existing(output)
+    try:
+        kept = store.fair_play_notes()
+        matches = [match for match in store.matches() if len(match.job.seats) > 1]
+    finally:
+        store.close()
+    assert matches and set(kept) == {match.job.match_id for match in matches}
+    for match in matches:
+        again = fair_play_of_replay(read_replay(output / "replays" / f"{match.job.match_id}.jsonl"))
+        assert notes_from_json(match.job.match_id, match.job.seats, kept[match.job.match_id]) == again
+        assert again is not None and again.chances and again.aims is not None
+
+
+def test_a_seat_that_reads_the_hidden_hands_is_flagged_in_arena_diagnose(tmp_path: Path) -> None:
+    output = seer_tournament(tmp_path)
     done = arena("diagnose", output, "--format", "json")
     assert done.returncode == 0, done.stderr
     bots = {bot["bot"]: bot["fair_play"] for bot in json.loads(done.stdout)["bots"]}
@@ -189,3 +189,12 @@ def test_check_bot_prints_the_same_summary_and_keeps_the_replays_it_names(tmp_pa
         [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", *bot], capture_output=True, text=True
     )
     assert unkept.returncode == 0 and hint in unkept.stdout.splitlines(), unkept.stdout
+
+
+def test_the_gradebook_names_a_candidates_fair_play_flag(tmp_path: Path) -> None:
+    output = seer_tournament(tmp_path, gauntlet=True)
+    (row,) = csv.DictReader((output / "gauntlet.csv").open())
+    shown = json.loads(arena("diagnose", output, "--bot", "seer", "--format", "json").stdout)["bots"][0]
+    (flag,) = shown["fair_play"]["flags"]
+    assert row["bot"] == "seer" and row["fair_play_flags"] == "1"
+    assert row["fair_play"] == f"{Flag.KNOWS_MORE.value} p={flag['p_value']:.2g}"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.analysis.diagnose import fair_play_from_replays
 from arena.analysis.fairplay import (
     Criteria,
     Flag,
@@ -23,13 +24,12 @@ from arena.analysis.fairplay import (
     Step,
     Verdict,
     Witness,
-    fair_play_from_replays,
-    fair_play_of_replay,
     lower_tail,
     posteriors,
     tally,
     upper_tail,
 )
+from arena.analysis.watch import fair_play_of_replay
 from arena.engine import (
     RULESETS,
     Action,

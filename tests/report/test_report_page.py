@@ -260,3 +260,37 @@ def test_each_bots_page_shows_its_mistakes_reply_times_and_faults_linked_to_thei
     assert [fault.get_attribute("data-reason") for fault in faults] == [f.reason.value for f in expected["bad"].faults]
     assert browser.find_element("id", "replies").text.startswith("Reply times")
     assert "CPU ms" in browser.find_element("id", "reply-table").text  # a subprocess bot: its times were kept
+
+
+def test_a_bots_page_shows_its_fair_play_flag_linked_to_the_decisions_behind_it(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from arena.analysis.diagnose import fair_play
+    from arena.report import write_report
+    from tests.analysis.cheats import seer_tournament
+
+    output = seer_tournament(tmp_path)
+    report = write_report(output)
+    store = ResultStore.open_existing(output)
+    try:
+        expected = fair_play(store)
+    finally:
+        store.close()
+    (flag,) = expected.bot("seer").flags
+    _open(browser, report.index.parent / "bots" / "seer.html")
+    (shown,) = browser.find_elements("css selector", "#fair-play-flags li.flag")
+    assert shown.get_attribute("data-flag") == flag["flag"]
+    assert f"p = {flag['p_value']:.2g}" in shown.text and f"{flag['observed']} observed" in shown.text
+    links = shown.find_elements("css selector", "a.move-link")
+    assert [link.text for link in links] == [f"{step['match_id']}, line {step['line']}" for step in flag["steps"]]
+    flagged = browser.find_elements("css selector", "#fair-play-table tr[data-flagged='true']")
+    assert [row.find_element("css selector", "th").text for row in flagged] == ["knows more than it can see"]
+    links[0].click()
+    WebDriverWait(browser, 20, poll_frequency=0.02).until(
+        lambda driver: driver.find_element("id", "table").get_attribute("data-line") == str(flag["steps"][0]["line"])
+    )
+    _open(browser, report.index.parent / "bots" / "random.html")
+    assert browser.find_element("id", "no-flags").text == "No flag."
+    assert browser.find_elements("css selector", "#fair-play-table tr[data-flagged='false']")

@@ -222,6 +222,7 @@ def test_a_gauntlet_writes_a_gradebook_csv_of_its_candidates(tournament_file: Ma
     rows = (config.output / "gauntlet.csv").read_text().splitlines()
     assert rows[0].startswith("rank,bot,matches,wins")
     assert [row.split(",")[1] for row in rows[1:]] == ["student-0"]
+    assert rows[0].endswith(",fair_play_flags,fair_play") and rows[1].endswith(",0,")  # honest: no flag
 
 
 # A match worker told to stop (SIGTERM) at the worst moment: while it still imports the bot hosts and ZeroMQ.
