@@ -60,9 +60,10 @@ def write_config(directory: Path, matches: int, concurrency: int, programs: bool
     return path
 
 
-def judging_per_decision(matches: int = 40, pairs: int = 25) -> float:
-    """Seconds of CPU the judge adds to a decision: the same in-process matches played with and without it, in
-    alternating short runs (CPU time of this process), the median of the pairs' differences."""
+def judging_per_decision(noted: bool, matches: int = 40, pairs: int = 25) -> float:
+    """Seconds of CPU the judges add to a decision: the same in-process matches played with and without them, in
+    alternating short runs (CPU time of this process), the median of the pairs' differences. With `noted`, every
+    seat's fair play is noted too, as for bots in their sandbox (the arena does not note bots played in-process)."""
     make = load_registry().lookup("random").spec.player
     assert make is not None
     ruleset = get_ruleset("2019")
@@ -72,7 +73,7 @@ def judging_per_decision(matches: int = 40, pairs: int = 25) -> float:
         for number in range(matches):
             match = Match(ruleset, [f"r{seat}" for seat in range(4)], number)
             players = [make(1000) for _ in range(4)]
-            watch = Watch(match)
+            watch = Watch(match, noted=None if noted else ())
             play_match(match, watch.wrap(players) if judged else players, f"m{number}")
             if judged:  # what the worker hands the arena: the seats' diagnoses and the fair-play notes, encoded
                 watch.diagnoses()
@@ -91,7 +92,8 @@ def judging_per_decision(matches: int = 40, pairs: int = 25) -> float:
     return statistics.median(differences)
 
 
-def measure(kind: str, matches: int, concurrency: int, per_decision: float) -> dict[str, float]:
+def measure(kind: str, matches: int, concurrency: int) -> dict[str, float]:
+    per_decision = judging_per_decision(noted=kind == "programs")
     with tempfile.TemporaryDirectory(prefix="arena-bench-diagnostics-") as folder:
         config = load_config(write_config(Path(folder), matches, concurrency, kind == "programs"))
         started = time.perf_counter()
@@ -108,6 +110,7 @@ def measure(kind: str, matches: int, concurrency: int, per_decision: float) -> d
     decisions = sum(bot.decisions for bot in found)
     judge_s = per_decision * decisions / concurrency  # the workers judge their own matches, side by side
     return {
+        "judging_us_per_decision": round(per_decision * 1e6, 2),
         "matches": summary.played,
         "decisions": decisions,
         "run_s": round(run_s, 2),
@@ -124,20 +127,16 @@ def main() -> None:
     parser.add_argument("--only", choices=["programs", "builtins"])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    per_decision = judging_per_decision()
     kinds = [args.only] if args.only else ["programs", "builtins"]
-    results = {"judging_us_per_decision": round(per_decision * 1e6, 2)}
-    for kind in kinds:
-        results[kind] = measure(kind, args.matches, args.concurrency, per_decision)  # type: ignore[assignment]
+    results = {kind: measure(kind, args.matches, args.concurrency) for kind in kinds}
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"judging: {results['judging_us_per_decision']} us of CPU per decision (in-process A/B, median of 25 pairs)")
     for kind in kinds:
         row = results[kind]
-        assert isinstance(row, dict)
         print(
-            f"{kind}: {row['matches']} matches, {row['decisions']} decisions, run {row['run_s']} s;"
+            f"{kind}: judging {row['judging_us_per_decision']} us of CPU per decision (in-process A/B, median of 25"
+            f" pairs); {row['matches']} matches, {row['decisions']} decisions, run {row['run_s']} s;"
             f" judging {row['judging_s']} s + gathering {row['gathering_s']} s = {row['share']:.1%} of the run"
             " (goal < 10%)"
         )

@@ -10,6 +10,7 @@ from arena.analysis.mistakes import Category
 
 SHOWN_STEPS = 5
 """Mistakes named at most per category; the rest are counted."""
+NOT_TESTED = "not tested (played in-process: the arena's own code, trusted like the arena)"
 SHOWN_DECISIONS = 3
 """Decisions named at most per fair-play flag, the most telling first."""
 
@@ -69,6 +70,8 @@ def fair_play_lines(fair: BotFairPlay) -> list[str]:
     """`fair play: none`, or a line per flag: its name (and partner), its p-value against the threshold, and the
     most telling decisions behind it as MATCH:LINE."""
     flags = fair.flags
+    if not fair.tested:
+        return [f"  fair play: {NOT_TESTED}"]
     if not flags:
         return ["  fair play: none"]
     return ["  fair play:"] + [f"    {_flag_line(flag)}" for flag in flags]

@@ -3,7 +3,7 @@ events and views the bots were sent (arena.analysis.mistakes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.analysis.fairplay import MatchFairPlay, Witness
@@ -29,7 +29,8 @@ class Watch:
     """The judges of one match's seats, and what they found: the provable mistakes, and with `fair_play` the notes
     of each seat's chances and choices (arena.analysis.fairplay), fed the same events and views."""
 
-    def __init__(self, match: Match, fair_play: bool = True) -> None:
+    def __init__(self, match: Match, fair_play: bool = True, noted: Collection[int] | None = None) -> None:
+        """`noted`: the seats whose fair play is noted (every seat by default; see fairplay.Witness)."""
         feed = EventFeed(match)
         self._match = match
         self._observers = [Observer(match, seat, feed) for seat in range(len(match.players))]
@@ -38,7 +39,7 @@ class Watch:
         self._seats = [Seat(seat, match.ruleset) for seat in range(len(match.players))]
         self._judged: list[tuple[int, Category | None]] = []
         """(seat, mistake) of every decision of the match so far, in order."""
-        self._witness = Witness(match) if fair_play else None
+        self._witness = Witness(match, noted) if fair_play else None
 
     def wrap(self, players: Sequence[Player]) -> list[Player]:
         """The players, each with its decisions judged as it answers them."""

@@ -11,6 +11,7 @@ from html import escape
 from arena.analysis.diagnose import BotDiagnosis, Spread
 from arena.analysis.fairplay import BotFairPlay, Flag, Verdict
 from arena.analysis.mistakes import Category
+from arena.analysis.report import NOT_TESTED
 from arena.report.page import document
 from arena.report.replay_page import log_href, viewer_href
 
@@ -118,8 +119,11 @@ def _fair_play(fair: BotFairPlay, viewable: Set[str], up: str) -> str:
         '<p class="note">Whether this bot succeeded far more often than what it could see allows, or spared another'
         " bot far more than its own way of choosing predicts. A flag says the plays were very unlikely for an"
         " honest bot; it proves no cheating by itself: read the decisions it names (docs/diagnostics.md).</p>"
-        + (f'<ol id="fair-play-flags">{flags}</ol>' if flags else '<p id="no-flags">No flag.</p>')
-        + table
+        + (
+            f'<p id="not-tested">{escape(NOT_TESTED.capitalize())}.</p>'
+            if not fair.tested
+            else (f'<ol id="fair-play-flags">{flags}</ol>' if flags else '<p id="no-flags">No flag.</p>') + table
+        )
         + "</section>"
     )
 

@@ -47,7 +47,10 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
 
 
 def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
-    """`fair_play_flags`: how many; `fair_play`: each as FLAG[ PARTNER] p=P, separated by '; ' (empty: none)."""
+    """`fair_play_flags`: how many; `fair_play`: each as FLAG[ PARTNER] p=P, separated by '; ' (empty: none;
+    "not tested" for a bot played in-process)."""
+    if fair is not None and not fair.tested:
+        return {"fair_play_flags": 0, "fair_play": "not tested"}
     flags = [] if fair is None else fair.flags
     named = [
         f"{flag['flag']}{' ' + flag['partner'] if 'partner' in flag else ''} p={flag['p_value']:.2g}" for flag in flags

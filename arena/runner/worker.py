@@ -80,8 +80,10 @@ class MatchWorker:
     def play(self, job: MatchJob) -> MatchDone:
         started = time.monotonic()
         match = Match(self.ruleset, list(job.seats), job.seed)
-        watch = Watch(match)
-        outcome = play_match(match, watch.wrap([self._player(name) for name in job.seats]), job.match_id)
+        players = [self._player(name) for name in job.seats]
+        sandboxed = [seat for seat, player in enumerate(players) if isinstance(player, RemotePlayer)]
+        watch = Watch(match, noted=sandboxed)  # an in-process bot is the arena's own trusted code
+        outcome = play_match(match, watch.wrap(players), job.match_id)
         faults = tuple(
             FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason, f.detail, f.stderr_tail, f.after_match)
             for f in outcome.faults

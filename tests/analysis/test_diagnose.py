@@ -11,6 +11,7 @@ from pathlib import Path
 
 from arena.analysis import Category, diagnose_replay
 from arena.analysis.fairplay import Flag, notes_from_json
+from arena.analysis.report import NOT_TESTED
 from arena.analysis.watch import fair_play_of_replay
 from arena.replay import read_replay
 from arena.store import ResultStore
@@ -66,12 +67,14 @@ def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_
             judged = diagnose_replay(lines)[line["seat"]].mistakes
             assert (step["line"], Category(step["category"])) in judged
 
-    # honest bots: each has its fair-play statistics, and no flag
-    for bot in bots.values():
-        fair = bot["fair_play"]
-        assert fair["flags"] == [], fair
-        assert set(fair) == {"flags", "knows_more", "spares"}
-        assert fair["knows_more"] is not None and fair["knows_more"]["decisions"] > 0
+    # an honest program has its fair-play statistics, and no flag; bots played in-process are not tested
+    fair = first["fair_play"]
+    assert fair["tested"] and fair["flags"] == [], fair
+    assert set(fair) == {"tested", "flags", "knows_more", "spares"}
+    assert fair["knows_more"] is not None and fair["knows_more"]["decisions"] > 0
+    for name in ("random", "heuristic"):
+        assert bots[name]["fair_play"] == {"tested": False, "flags": [], "knows_more": None, "spares": []}
+    assert arena("diagnose", output, "--bot", "random").stdout.splitlines()[-1] == f"  fair play: {NOT_TESTED}"
 
     table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
     assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
@@ -124,7 +127,8 @@ def test_the_gradebook_has_a_column_per_mistake_category_and_the_p95_reply_time(
 
 
 def test_the_notes_kept_as_each_match_is_played_are_those_of_its_replay(tmp_path: Path) -> None:
-    path = tournament(tmp_path, "- {name: a, builtin: random}\n- {name: b, builtin: heuristic}\n", extra="repeats: 3\n")
+    bots = "- {name: a, builtin: random, subprocess: true}\n- {name: b, builtin: heuristic, subprocess: true}\n"
+    path = tournament(tmp_path, bots, extra="repeats: 3\n")
     assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
     output = tmp_path / "out"
     store = ResultStore.open_existing(output)

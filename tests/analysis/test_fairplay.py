@@ -368,7 +368,7 @@ def test_two_bots_that_never_aim_at_each_other_are_flagged_for_mutual_sparing(ca
 
 def test_the_json_of_a_bot_with_no_flag_has_an_empty_list_and_each_statistic() -> None:
     result = tally([], bots=["nobody"])
-    assert result.bot("nobody").json() == {"flags": [], "knows_more": None, "spares": []}
+    assert result.bot("nobody").json() == {"tested": False, "flags": [], "knows_more": None, "spares": []}
     lines = replays({"random": at_random, "other": at_random}, ["random", "other", "random"], 3, 5)
     shown = fair_play_from_replays(lines).bot("random").json()
     assert shown["flags"] == []

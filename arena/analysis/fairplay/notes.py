@@ -7,7 +7,7 @@ one's __init__ costs twice as much."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +96,8 @@ class MatchFairPlay:
     aims: tuple[Aim, ...]
     holdings: tuple[Holding, ...] = ()
     strikes: tuple[Strike, ...] = ()
+    unnoted: tuple[int, ...] = ()
+    """Seats not followed: bots played in-process, the arena's own trusted code (see Witness)."""
 
 
 @dataclass(slots=True)
@@ -121,10 +123,15 @@ def chance_bin(p: float) -> int:
 
 
 class Witness:
-    """Follows each seat of one match from its own information and notes the chance of each of its plays."""
+    """Follows each seat of one match from its own information and notes the chance of each of its plays.
 
-    def __init__(self, match: Match) -> None:
+    Only the seats given are followed (every seat by default): a bot played in-process is the arena's own code,
+    run without a sandbox and trusted like the arena itself; noting it would prove nothing and cost most of what
+    the notes cost a run of built-in bots."""
+
+    def __init__(self, match: Match, seats: Collection[int] | None = None) -> None:
         self._match = match
+        self._noted = frozenset(range(len(match.players)) if seats is None else seats)
         self._observers: list[Observer] = []
         """Each seat's window, for `judge` alone (made at its first use): a Watch hands `note` the events and views
         it takes for its own judge."""
@@ -145,6 +152,8 @@ class Witness:
 
     def note(self, seat: int, events: Iterable[Event], view: View, action: Action) -> None:
         """`judge`, given the seat's events since its last decision and its view now."""
+        if seat not in self._noted:
+            return
         sight = self._sights[seat]
         sight.observe(events)
         bet, odds = sight.judge(view, action)
@@ -166,13 +175,18 @@ class Witness:
     def _count_holdings(self, odds: dict[int, Odds]) -> None:
         """What each opponent the seat could aim at holds, against the chance the seat gives each card (the
         hidden hands are read here, for the count alone: never for a chance)."""
+        holdings, hand, top = self._holdings, self._match.hand, BINS[-1]
         for target, chances in odds.items():
-            held = self._match.hand(target)[0]
+            held = hand(target)[0]
             for card, p in chances.items():
-                if p < BINS[-1]:
-                    counts = self._holdings.setdefault((target, card, chance_bin(p)), [0.0, 0.0])
-                    counts[0] += p
-                    counts[1] += card is held
+                if p < top:
+                    key = (target, card, bisect.bisect_left(BINS, p))
+                    counts = holdings.get(key)
+                    if counts is None:
+                        holdings[key] = [p, float(card is held)]
+                    else:
+                        counts[0] += p
+                        counts[1] += card is held
 
     def findings(self, match_id: str) -> MatchFairPlay:
         """Every noted play with its outcome, read from the match's log (once over, or as far as it went)."""
@@ -180,15 +194,21 @@ class Witness:
         chances: list[Chance] = []
         aims: list[Aim] = []
         strikes: list[Strike] = []
-        lines, outcomes = decision_line_numbers(records), _outcomes(records)
+        lines = decision_line_numbers(records)
+        hits, outs = _outcomes(records)
         for judged in self._judged:
-            if judged.index >= min(len(lines), len(outcomes)):
+            index = judged.index
+            if index >= len(lines) or index >= len(hits):
                 break  # not applied (the match stopped first)
-            action, line, outcome = judged.action, lines[judged.index], outcomes[judged.index]
+            action, line = judged.action, lines[index]
             aimed = action.target
             assert aimed is not None
             if judged.bet is not None:
-                success = _succeeded(judged.bet.kind, aimed, outcome)
+                kind = judged.bet.kind
+                if kind is Kind.GUARD:
+                    success = hits[index] is True
+                else:
+                    success = (aimed, OutCause.BARON if kind is Kind.BARON else OutCause.PRINCESS) in outs[index]
                 chances.append(Chance(judged.seat, line, aimed, judged.bet, success))
             if judged.choices:
                 aims.append(Aim(judged.seat, line, action.card, aimed, judged.choices, judged.features))
@@ -198,7 +218,10 @@ class Witness:
             Holding(seat, card, bin_, expected, round(observed))
             for (seat, card, bin_), (expected, observed) in sorted(self._holdings.items())
         )
-        return MatchFairPlay(match_id, self._match.players, tuple(chances), tuple(aims), holdings, tuple(strikes))
+        unnoted = tuple(seat for seat in range(len(self._match.players)) if seat not in self._noted)
+        return MatchFairPlay(
+            match_id, self._match.players, tuple(chances), tuple(aims), holdings, tuple(strikes), unnoted
+        )
 
 
 def _choices(view: View, action: Play) -> tuple[int, ...]:
@@ -277,30 +300,20 @@ def _success(card: Card, kept: Card | None, odds: Odds, ruleset: Ruleset) -> flo
     return 0.0
 
 
-@dataclass(slots=True)
-class _Outcome:
-    hit: bool | None
-    out: frozenset[tuple[int, OutCause]]
-
-
-def _outcomes(records: Sequence[Record]) -> list[_Outcome]:
+def _outcomes(records: Sequence[Record]) -> tuple[list[bool | None], list[tuple[tuple[int, OutCause], ...]]]:
     """Per decision in order: whether its Guard hit, and who went out of what before the next decision."""
-    found: list[_Outcome] = []
+    hits: list[bool | None] = []
+    outs: list[tuple[tuple[int, OutCause], ...]] = []
     for record in records:
-        if isinstance(record, Decided):
-            found.append(_Outcome(None, frozenset()))
-        elif found and isinstance(record, Played):
-            found[-1] = _Outcome(record.hit, found[-1].out)
-        elif found and isinstance(record, WentOut):
-            found[-1] = _Outcome(found[-1].hit, found[-1].out | {(record.seat, record.cause)})
-    return found
-
-
-def _succeeded(kind: Kind, target: int, outcome: _Outcome) -> bool:
-    if kind is Kind.GUARD:
-        return outcome.hit is True
-    cause = OutCause.BARON if kind is Kind.BARON else OutCause.PRINCESS
-    return (target, cause) in outcome.out
+        kind = type(record)
+        if kind is Decided:
+            hits.append(None)
+            outs.append(())
+        elif kind is Played and hits:
+            hits[-1] = record.hit  # type: ignore[union-attr]
+        elif kind is WentOut and outs:
+            outs[-1] = (*outs[-1], (record.seat, record.cause))  # type: ignore[union-attr]
+    return hits, outs
 
 
 # -- kept in the store -----------------------------------------------------------------------------------------------
@@ -317,6 +330,7 @@ def notes_json(notes: MatchFairPlay) -> bytes:
             "aims": [[a.seat, a.line, a.card, a.target, a.choices, a.features] for a in notes.aims],
             "holdings": [[h.seat, h.card, h.bin, h.expected, h.observed] for h in notes.holdings],
             "strikes": [[s.seat, s.line, s.target, s.used] for s in notes.strikes],
+            "unnoted": notes.unnoted,
         }
     )
 
@@ -339,7 +353,8 @@ def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) ->
             Holding(seat, _CARDS[card], bin_, expected, observed)
             for seat, card, bin_, expected, observed in data["holdings"]
         ),
-        tuple(Strike(seat, line, target, used) for seat, line, target, used in data.get("strikes", ())),
+        tuple(Strike(seat, line, target, used) for seat, line, target, used in data["strikes"]),
+        tuple(data["unnoted"]),
     )
 
 

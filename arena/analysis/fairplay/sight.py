@@ -101,6 +101,7 @@ class Sight:
         """This seat's card between its turns, while it knows it (what it gives away to a King)."""
         self._baron: tuple[int, int] | None = None
         """The two players of a Baron just played, for the winner of one between two others."""
+        self._counts = dict(ruleset.counts)
 
     # -- feeding -------------------------------------------------------------------------------------------------
 
@@ -281,19 +282,24 @@ class Sight:
         return self._odds(view, [t for t, p in enumerate(players) if t != self.seat and p.in_round and not p.protected])
 
     def _odds(self, view: View, targets: list[int]) -> dict[int, Odds]:
-        found: dict[int, Odds] = {t: {self.known[t]: 1.0} for t in targets if t in self.known}
+        known, excluded = self.known, self.excluded
+        found: dict[int, Odds] = {t: {known[t]: 1.0} for t in targets if t in known}
         unknown = [t for t in targets if t not in found]
         if unknown:
-            hidden = [s for s, p in enumerate(view.players) if p.in_round and s != self.seat and s not in self.known]
-            bound = {s: self.excluded[s] for s in hidden if s in self.excluded}
+            players = view.players
+            bound = {s: cards for s, cards in excluded.items() if players[s].in_round and s not in known}
             found.update(posteriors(self.unseen(view), bound, unknown))
         return found
 
     def unseen(self, view: View) -> dict[Card, int]:
         """The cards whose place this seat does not know: in an unknown hand, set aside, or in the deck (a plain
         dict counted by hand: a Counter's arithmetic was most of a decision's cost)."""
-        pool = dict(self.ruleset.counts)
-        for card in itertools.chain(view.hand, view.removed_face_up, self.known.values()):
+        pool = self._counts.copy()
+        for card in view.hand:
+            pool[card] -= 1
+        for card in view.removed_face_up:
+            pool[card] -= 1
+        for card in self.known.values():
             pool[card] -= 1
         for player in view.players:
             for card in player.discards:

@@ -70,6 +70,8 @@ class Sparing:
 @dataclass(frozen=True, slots=True)
 class BotFairPlay:
     bot: str
+    tested: bool
+    """False for a bot only ever played in-process (the arena's own trusted code: not noted)."""
     knows_more: Verdict | None
     """None when none of its plays had a success the replay shows."""
     spares: tuple[Sparing, ...]
@@ -91,6 +93,7 @@ class BotFairPlay:
     def json(self) -> dict[str, Any]:
         """The bot's `fair_play` object."""
         return {
+            "tested": self.tested,
             "flags": self.flags,
             "knows_more": None if self.knows_more is None else self.knows_more.json(),
             "spares": [
@@ -239,9 +242,11 @@ def tally(
     aimed: dict[str, list[tuple[MatchFairPlay, Aim]]] = {}
     strikes: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
     met: dict[str, None] = dict.fromkeys(bots or ())
+    noted: set[str] = set()
     for match in matches:
         names = match.players
         met.update(dict.fromkeys(names))
+        noted.update(name for seat, name in enumerate(names) if seat not in match.unnoted)
         for chance in match.chances:
             p = calibrated(chance.bet, names[chance.target], known)
             chances.setdefault(names[chance.seat], []).append(Step(match.match_id, chance.line, p, chance.success))
@@ -275,7 +280,7 @@ def tally(
             )
             for partner in dict.fromkeys(partners)
         )
-        results.append(BotFairPlay(bot, knows.get(bot), sparing))
+        results.append(BotFairPlay(bot, bot in noted, knows.get(bot), sparing))
     return FairPlay(alpha, tuple(results))
 
 
