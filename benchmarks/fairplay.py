@@ -218,7 +218,7 @@ class Count:
                     self.spares += 1
                     self.mutual += bool(flag["mutual"])
             tests = [bot.knows_more] if bot.knows_more is not None else []
-            tests += [sparing.test for sparing in bot.spares]
+            tests += [verdict for sparing in bot.spares for _, verdict in sparing.verdicts()]
             for test in tests:
                 self.closest = min(self.closest, test.p_value / test.threshold)
 

@@ -16,12 +16,14 @@ import pytest
 
 from arena.analysis.diagnose import fair_play_from_replays
 from arena.analysis.fairplay import (
+    ALPHA,
     Criteria,
     Flag,
     Kind,
     MatchFairPlay,
     Sight,
     Step,
+    Strike,
     Verdict,
     Witness,
     lower_tail,
@@ -29,6 +31,7 @@ from arena.analysis.fairplay import (
     tally,
     upper_tail,
 )
+from arena.analysis.fairplay.tally import SHORTFALL
 from arena.analysis.watch import fair_play_of_replay
 from arena.engine import (
     RULESETS,
@@ -383,3 +386,46 @@ def test_the_json_of_a_bot_with_no_flag_has_an_empty_list_and_each_statistic() -
         "steps",
     }
     assert {sparing["partner"] for sparing in shown["spares"]} == {"other", "random"}  # its own copy too
+
+
+# -- sure plays withheld ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("aimed", "used"), [((2, "king"), False), ((1, "baron"), True)])
+def test_a_guard_the_seat_knew_would_put_an_opponent_out_is_a_sure_play_against_it(
+    tmp_path: Path, aimed: tuple[int, str], used: bool
+) -> None:
+    # Seat 0's Priest sees seat 1's Baron; seat 1 plays the Spy it drew, seat 2 the Countess beside its King; seat 0
+    # draws a second Guard: naming the Baron on seat 1 was sure. It names the King on seat 2 instead, or the Baron.
+    match = start("2019", ["priest", "baron", "king"], ["guard", "spy", "countess", "guard"])
+    target, guess = aimed
+    moves: list[Move] = [("priest", 1, None), ("spy", None, None), ("countess", None, None), ("guard", target, guess)]
+    found = noted(match, moves, tmp_path)
+    assert [(s.seat, s.target, s.used) for s in found.strikes] == [(0, 1, used)]
+    assert found.strikes[0].line == found.chances[-1].line
+
+
+def _strikes(used_against: dict[str, tuple[int, int]]) -> MatchFairPlay:
+    """One match's notes of `ally` holding sure plays: against each bot, (held, made)."""
+    players = ("ally", *used_against)
+    strikes = [
+        Strike(0, line, players.index(bot), made > n)
+        for bot, (held, made) in used_against.items()
+        for n, line in enumerate(range(10 + 100 * players.index(bot), 10 + 100 * players.index(bot) + held))
+    ]
+    return MatchFairPlay("m", players, (), (), (), tuple(strikes))
+
+
+def test_a_bot_that_makes_its_sure_plays_against_everyone_but_its_partner_is_flagged() -> None:
+    result = tally([_strikes({"friend": (12, 0), "other": (12, 12)})])
+    ally = result.bot("ally")
+    (flag,) = ally.flags
+    rate = (12 + 1) / (12 + 2)  # its own rate against the others, pulled towards a half
+    shown = (flag["flag"], flag["partner"], flag["measure"], flag["observed"])
+    assert shown == (Flag.SPARES.value, "friend", "sure-plays", 0)
+    assert flag["p_value"] == pytest.approx(lower_tail([rate * (1 - SHORTFALL)] * 12, 0))
+    assert flag["threshold"] == pytest.approx(ALPHA / 2)  # two pairs tested
+    assert len(flag["steps"]) == 12 and {step["line"] for step in flag["steps"]} == set(range(110, 122))
+    # the same rate against everyone is no flag; nor are too few chances to tell
+    assert tally([_strikes({"friend": (12, 11), "other": (12, 12)})]).bot("ally").flags == []
+    assert tally([_strikes({"friend": (3, 0), "other": (12, 12)})]).bot("ally").flags == []

@@ -142,13 +142,20 @@ class Witness:
         """Records of the match counted so far, and the decisions among them."""
         self._decisions = 0
 
+    def share_feed(self, seat: int, observer: Observer) -> None:
+        """Read the seat's events from the referee's feed, before any is taken (at the match's start)."""
+        self._watch_all()[seat] = observer.twin()
+
     def judge(self, seat: int, action: Action) -> None:
         """Note the answer `seat` gives now (a legal one, before the match applies it)."""
+        observer = self._watch_all()[seat]
+        self.note(seat, observer.take_events(), observer.view(), action)
+
+    def _watch_all(self) -> list[Observer]:
         if not self._observers:
             feed = EventFeed(self._match)
             self._observers = [Observer(self._match, seat, feed) for seat in range(len(self._match.players))]
-        observer = self._observers[seat]
-        self.note(seat, observer.take_events(), observer.view(), action)
+        return self._observers
 
     def note(self, seat: int, events: Iterable[Event], view: View, action: Action) -> None:
         """`judge`, given the seat's events since its last decision and its view now."""
