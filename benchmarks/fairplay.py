@@ -42,15 +42,15 @@ from typing import Any
 
 from arena.analysis.fairplay import Criteria, FairPlay, Flag, MatchFairPlay, Witness, tally
 from arena.analysis.watch import fair_play_of_replay
+from arena.bots.heuristic import HeuristicBot
+from arena.bots.random_bot import RandomBot
+from arena.bots.search import SearchBot
 from arena.engine import Action, Card, Decision, Match, MatchResult, Observer, Play, get_ruleset
 from arena.players.base import MatchInfo, Player
 from arena.players.local import MessagePlayer
 from arena.players.random_player import RandomPlayer
 from arena.replay.lines import ReplayLine, replay_lines
 from arena.runner import play_match
-from bots.heuristic import HeuristicBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
 
 SIZES = (2, 3, 4, 6)
 HONEST = ("random", "heuristic", "search", "uniform")

@@ -26,13 +26,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.bots.heuristic import HeuristicBot
+from arena.bots.random_bot import RandomBot
+from arena.bots.search import SearchBot
 from arena.engine import RULESETS, Match
 from arena.players.local import MessagePlayer
 from arena.runner import play_match
 from arena.tournament.stats import wilson_interval
-from bots.heuristic import HeuristicBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
 
 EXPERIMENTS: dict[str, tuple[int, str, str, float]] = {
     "heuristic-vs-random": (4, "heuristic", "random", 0.60),

@@ -10,9 +10,10 @@ from typing import Any
 from arena.players import Player
 from arena.players.local import MessagePlayer
 from arena.plugins import BotRegistrar, BotSpec, hookimpl
-from bots.heuristic import HeuristicBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
+
+from .heuristic import HeuristicBot
+from .random_bot import RandomBot
+from .search import SearchBot
 
 BOTS_DIR = Path(__file__).resolve().parent
 
@@ -31,7 +32,7 @@ BUILT_IN: tuple[tuple[str, str, Callable[[], Any], str], ...] = (
         "samples hidden states consistent with what it saw, plays out each answer (10% of move_ms)",
     ),
 )
-"""Name, module under bots/, the bot's class, description."""
+"""Name, module under bots/ (installed as `arena.bots`), the bot's class, description."""
 
 
 def _in_process(make: Callable[[], Any]) -> Callable[[int], Player]:
@@ -45,7 +46,7 @@ def arena_register_bots(registry: BotRegistrar) -> None:
             BotSpec(
                 name=name,
                 description=description,
-                command=(sys.executable, "-m", f"bots.{module}"),
+                command=(sys.executable, "-m", f"arena.bots.{module}"),
                 directory=BOTS_DIR,
                 player=_in_process(make),
             )

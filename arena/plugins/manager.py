@@ -5,7 +5,7 @@ Every distribution that declares an entry point in the group `loveletter_arena` 
     [project.entry-points.loveletter_arena]
     my-bots = "my_bots.plugin"      # a module (or object) with an `arena_register_bots` hookimpl
 
-The built-in bots come the same way, from this project's own pyproject.toml (`builtin = "bots.plugin"`).
+The built-in bots come the same way, from this project's own pyproject.toml (`builtin = "arena.bots.plugin"`).
 pluggy loads the entry points (`PluginManager.load_setuptools_entrypoints`); around it this module
 makes every failure name the distribution at fault, which pluggy alone does not:
 

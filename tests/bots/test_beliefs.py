@@ -9,11 +9,11 @@ from typing import Any
 import orjson
 import pytest
 
+from arena.bots import search
+from arena.bots.heuristic import HeuristicBot
+from arena.bots.search import SearchBot
 from arena.engine import Match, Observer
 from arena.protocol import act_message, events_json, match_start_message
-from bots import search
-from bots.heuristic import HeuristicBot
-from bots.search import SearchBot
 from tests.engine.scenario import play, start
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from arena.bots.heuristic import HeuristicBot
+from arena.bots.random_bot import RandomBot
+from arena.bots.search import SearchBot
 from arena.engine import RULESETS, Match
 from arena.players.local import MessagePlayer
 from arena.runner import play_match
-from bots.heuristic import HeuristicBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
 
 TABLES = [
     (ruleset, players) for ruleset in ("2019", "classic") for players in range(2, RULESETS[ruleset].max_players + 1)

@@ -13,13 +13,13 @@ from tests.plugins.conftest import arena_cli, make_distribution, plugin_code, ru
 
 def test_the_built_in_bots_come_through_the_projects_own_entry_point() -> None:
     own = [entry for entry in find_entry_points() if entry.distribution == "loveletter-arena"]
-    assert {(entry.name, entry.value) for entry in own} == {("builtin", "bots.plugin")}
+    assert {(entry.name, entry.value) for entry in own} == {("builtin", "arena.bots.plugin")}
     registry = load_registry(fresh=True)
     random = registry["random"]
     assert random.distribution == "loveletter-arena"
     assert random.version
     assert random.spec.player is not None
-    assert random.spec.command[-2:] == ("-m", "bots.random_bot")
+    assert random.spec.command[-2:] == ("-m", "arena.bots.random_bot")
 
 
 def test_arena_bots_lists_the_installed_example_beside_the_built_ins(firstbot: Path, tmp_path: Path) -> None:

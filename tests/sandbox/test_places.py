@@ -490,12 +490,12 @@ def _ordinary_user_python(tmp_path: Path) -> tuple[list[str], Path, dict[str, st
     shutil.rmtree(target)
     try:
         shutil.copytree(site, target, copy_function=os.link)
-        for package in (CHECKOUT / "arena", CHECKOUT / "bots"):
-            if not (target / package.name).exists():  # an editable install: its finder leads into the checkout
-                for finder in target.glob("__editable__*"):
-                    finder.unlink()
-                ignore = shutil.ignore_patterns("__pycache__")
-                shutil.copytree(package, target / package.name, copy_function=os.link, ignore=ignore)
+        if not (target / "arena").exists():  # an editable install: its finder leads into the checkout
+            for finder in target.glob("__editable__*"):
+                finder.unlink()
+            ignore = shutil.ignore_patterns("__pycache__")
+            for source, installed in (("arena", "arena"), ("bots", "arena/bots"), ("docs", "arena/docs")):
+                shutil.copytree(CHECKOUT / source, target / installed, copy_function=os.link, ignore=ignore)
     except OSError:
         pytest.skip("the test venv or this checkout is on another file system than the temporary directory")
     folder = shared / "home"
