@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from arena.config import SprtConfig
 from arena.errors import StoreError
+from arena.report.wording import count, fixed, signed
 from arena.store import ResultStore
 from arena.tournament.sprt import PREFIX, pair_scores
 
@@ -130,6 +131,8 @@ class State:
     decision: Decision
     path: tuple[float, ...]
     """The LLR after each pair counted, in order."""
+    recorded: int | None = None
+    """The test's matches recorded, counted or not (`stored_test` sets it); None where not known."""
 
     @property
     def elo(self) -> tuple[float, tuple[float, float]] | None:
@@ -175,7 +178,7 @@ def stored_test(store: ResultStore) -> tuple[SprtConfig, State]:
     records = store.outcomes_between(f"{PREFIX}-", f"{PREFIX}-~")
     last = max((int(match_id.split("-")[1]) for match_id in records), default=0)
     scores = pair_scores(config.candidate, config.baseline, 1, last, records)
-    return config, advance(settings, start(settings), scores)
+    return config, replace(advance(settings, start(settings), scores), recorded=len(records))
 
 
 def as_json(config: SprtConfig, state: State) -> dict[str, object]:
@@ -215,17 +218,40 @@ def describe(config: SprtConfig, state: State) -> list[str]:
     elo = (
         "no pair yet"
         if estimate is None
-        else f"{_elo(estimate[0])} [{_elo(estimate[1][0])}, {_elo(estimate[1][1])}] (95%)"
+        else f"{signed(estimate[0])} [{signed(estimate[1][0])}, {signed(estimate[1][1])}] (95%)"
     )
     return [
         f"sprt: {config.candidate} against {config.baseline}; H0 elo {config.elo0:g}, H1 elo {config.elo1:g},"
-        f" alpha {config.alpha:g}, beta {config.beta:g}, at most {config.max_pairs} pairs",
+        f" alpha {config.alpha:g}, beta {config.beta:g}, at most {count(config.max_pairs, 'pair')}",
         f"pairs: {state.pairs}; pentanomial [LL, LD, DD+WL, WD, WW]: {list(state.pentanomial)}",
-        f"LLR: {state.llr:.3f} (bounds {state.lower:.3f} and {state.upper:.3f})",
+        f"LLR: {fixed(state.llr, 3)} (bounds {fixed(state.lower, 3)} and {fixed(state.upper, 3)})",
         f"decision: {meaning}",
         f"Elo: {elo}",
+        f"matches: {_matches(state, config.max_pairs)}",
     ]
 
 
-def _elo(value: float) -> str:
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+def _matches(state: State, max_pairs: int) -> str:
+    """Why the matches played are not twice the pairs: which matches the test counts, and why the others are not."""
+    counted = 2 * state.pairs
+    pairs = (
+        f"{count(counted, 'match', 'matches')} in the {count(state.pairs, 'pair')} counted"
+        if state.pairs
+        else "no pair counted yet"
+    ) + (
+        " (a pair is one deal played twice, the candidate in a seat and then the baseline in it: at a table of two,"
+        " the seats swapped)"
+    )
+    others = (state.recorded or counted) - counted
+    if others <= 0:
+        return pairs
+    if state.decision is Decision.NONE and state.pairs >= max_pairs:
+        why = "they are past max_pairs"
+    elif state.decision is Decision.NONE:
+        why = (
+            "the count stops at the first pair with a match not recorded (unfinished, or failed on the arena's"
+            " side), until it is played"
+        )
+    else:
+        why = "they were played after the pair that decided (under way on other workers), and do not change it"
+    return f"{pairs}; {count(others, 'more match', 'more matches')} recorded, not counted: {why}"

@@ -14,6 +14,7 @@ from arena.analysis.mistakes import Category
 from arena.analysis.report import NOT_TESTED
 from arena.report.page import document
 from arena.report.replay_page import log_href, viewer_href
+from arena.report.wording import count
 
 LISTED = 100
 """Mistakes listed at most per category; the rest are counted."""
@@ -24,7 +25,7 @@ DEFINITIONS = {
     Category.SELF_ELIMINATION: "played the Princess, or a Prince on itself while holding her, when another legal"
     " play would have kept it in the round",
     Category.IMPOSSIBLE_GUESS: "a Guard naming a card every copy of which it could see (face-up discards of the"
-    " round, the 2-player face-up cards, its own hand)",
+    " round, the 2-player face-up cards, its own hand), when another guess could hit",
     Category.MISSED_KNOWN_GUESS: "a Guard on a player whose card it provably knew (its Priest, a King trade, a level"
     " Baron, the card not played since), naming another card",
     Category.KNOWN_LOSING_BARON: "a Baron on a player whose card it provably knew to be higher than the card it"
@@ -62,8 +63,8 @@ def render_bot_page(bot: BotDiagnosis, fair: BotFairPlay, viewable: Set[str], lo
         "<header>",
         f'<a class="back" href="{up}index.html">← tournament report</a>',
         f'<h1 id="title">{title}</h1>',
-        f'<p class="meta" id="summary">{bot.decisions} decisions · {total} provable mistakes ·'
-        f" {len(fair.flags)} fair-play flags · {len(bot.faults)} faults</p>",
+        f'<p class="meta" id="summary">{count(bot.decisions, "decision")} · {count(total, "provable mistake")} ·'
+        f" {count(len(fair.flags), 'fair-play flag')} · {count(len(bot.faults), 'fault')}</p>",
         "</header>",
         "<main>",
         '<section id="mistakes"><h2>Provable mistakes</h2>',
@@ -83,7 +84,7 @@ def render_bot_page(bot: BotDiagnosis, fair: BotFairPlay, viewable: Set[str], lo
 
 
 def _move_link(up: str, match_id: str, line: int, viewable: Set[str]) -> str:
-    text = f"{escape(match_id)}, line {line}"
+    text = f'<span class="match-id">{escape(match_id)}</span>, line {line}'
     if match_id not in viewable:
         return text
     return f'<a class="move-link" href="{escape(up + viewer_href(match_id, line=line))}">{text}</a>'
@@ -160,7 +161,7 @@ def _replies(bot: BotDiagnosis) -> str:
             f"{_spread_row('CPU ms (what move_ms limits)', 'cpu', cpu)}{_spread_row('wall ms', 'wall', wall)}"
             "</tbody></table></div>"
             f'<p id="closest">The most CPU time a reply used was {closest:.1%} of the limit of {bot.move_ms} ms'
-            f" ({len(bot.cpu_ms)} replies).</p>"
+            f" ({count(len(bot.cpu_ms), 'reply', 'replies')}).</p>"
         )
     return f'<section id="replies"><h2>Reply times</h2>{body}</section>'
 
@@ -177,7 +178,7 @@ def _faults(bot: BotDiagnosis, viewable: Set[str], logged: Collection[str], up: 
         return '<section id="faults"><h2>Faults</h2><p id="no-faults">None.</p></section>'
     items = []
     for fault in bot.faults:
-        where = escape(fault.match_id)
+        where = f'<span class="match-id">{escape(fault.match_id)}</span>'
         if fault.match_id in viewable:
             href = up + viewer_href(fault.match_id, fault_seat=fault.seat)
             where = f'<a class="move-link" href="{escape(href)}">{where}</a>'

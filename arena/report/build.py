@@ -3,7 +3,8 @@
 The per-match files (matches/NAME.js, a few kilobytes) are written by the worker that played the match,
 as it finishes (`arena.runner.worker`); the end of a run only writes the index. `write_report` also
 writes any data file that is missing (a tournament played before there were any, a cluster's worker
-without the output folder) from the stored replay, so `arena report OUTPUT` rebuilds everything.
+without the output folder) or of an older layout from the stored replay, so `arena report OUTPUT` rebuilds
+everything.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from arena.analysis.diagnose import diagnose, fair_play
 from arena.errors import ReplayError
 from arena.replay import read_replay
 from arena.report.bot_page import BOTS, bot_page_name, render_bot_page
-from arena.report.compact import REPORT, file_stem, matches_folder, replay_data, script
+from arena.report.compact import REPORT, file_stem, is_current, matches_folder, replay_data, script
 from arena.report.data import TournamentData, gather
 from arena.report.index_page import Progress, render_index
 from arena.report.replay_page import VIEWER, render_viewer
@@ -40,8 +41,8 @@ class Report:
 
 def write_report(output: Path) -> Report:
     """The report of the tournament in `output`, from its stored results and replays only: the index, the
-    viewer page, and each match's data file where it is missing. Files of matches no longer in the results
-    (a restarted tournament) are removed, and so are the per-match pages of older reports."""
+    viewer page, and each match's data file where it is missing or of an older layout. Files of matches no longer
+    in the results (a restarted tournament) are removed, and so are the per-match pages of older reports."""
     data = _gather(output)
     folder = output / REPORT
     matches = matches_folder(output)
@@ -53,7 +54,7 @@ def write_report(output: Path) -> Report:
         if match.replay is None or match.bye:
             continue
         path = matches / f"{file_stem(match.match_id)}.js"
-        if not path.exists():
+        if not is_current(path, match.match_id):  # missing, or of an older layout (its seed a rounded number)
             try:
                 rebuilt = replay_data(read_replay(match.replay))
             except ReplayError as error:

@@ -37,8 +37,11 @@ from arena.errors import ReplayMismatch
 from arena.replay import ReplayLine, Resimulation
 
 JSON = dict[str, Any]
-FORMAT = 1
-"""The layout of the data; the viewer refuses one it does not know."""
+FORMAT = 2
+"""The layout of the data. 2: the seed as text (1 wrote it as a number, which JavaScript rounds to 53 bits); `arena
+report` writes a file of an older layout again."""
+SAFE_INTEGER = 2**53 - 1
+"""JavaScript's Number.MAX_SAFE_INTEGER: an integer past it reaches a page's script rounded."""
 KINDS = ("match_start", "round_start", "decision", "fault", "round_end", "match_end")
 """The replay lines that make a step of the viewer."""
 CARDS = tuple(card.label for card in Card)
@@ -113,15 +116,42 @@ def replay_data(lines: Sequence[ReplayLine]) -> JSON | None:
 
 
 def script(data: JSON) -> str:
-    """The data file's text: one statement adding the match to the viewer's global.
+    """The data file's text: one statement adding the match to the viewer's global."""
+    return f"{_assignment(str(data['match_id']))}{embedded_json(data)};\n"
 
-    `<`, `>` and `&` are escaped, so the same text can stand inside an inline `<script>` element too
-    (`arena replay --html`) without a bot's name or a fault's detail closing it."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+def is_current(path: Path, match_id: str) -> bool:
+    """The match's data file is there, in this FORMAT: only its first bytes are read (a report has thousands)."""
+    head = _assignment(match_id) + json.dumps({"format": FORMAT}, separators=(",", ":"))[:-1] + ","
+    try:
+        with path.open(encoding="utf-8") as file:
+            return file.read(len(head)) == head
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _assignment(match_id: str) -> str:
+    return f"(window.{GLOBAL} = window.{GLOBAL} || {{}})[{json.dumps(file_stem(match_id))}] = "
+
+
+def embedded_json(value: Any) -> str:
+    """JSON for a page's script: any integer JavaScript would round (a seed) as text, and `<`, `>` and `&` escaped,
+    so the same text can stand inside an inline `<script>` element (`arena replay --html`) without a bot's name or a
+    fault's detail closing it."""
+    text = json.dumps(_exact(value), separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    key = json.dumps(file_stem(str(data["match_id"])))
-    return f"(window.{GLOBAL} = window.{GLOBAL} || {{}})[{key}] = {text};\n"
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _exact(value: Any) -> Any:
+    """`value` with every integer past SAFE_INTEGER (either sign) as its decimal text."""
+    if isinstance(value, dict):
+        return {key: _exact(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_exact(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
+        return str(value)
+    return value
 
 
 def write_match_data(folder: Path, match: Match, match_id: str) -> Path:

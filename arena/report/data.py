@@ -16,6 +16,7 @@ from arena.store import ResultStore
 from arena.store.export import bots_of, standing_rows
 from arena.tournament import MatchRecord, cross_table, pair_records, rating_by_match, rating_history
 from arena.tournament.ratings import default_model
+from arena.tournament.stats import wilson_interval
 
 CHART_POINTS = 400
 """At most this many points per line in the rating chart: a batch of thousands of matches stays a small page."""
@@ -73,6 +74,9 @@ class TournamentData:
     candidates: tuple[str, ...]
     standings: list[dict[str, Any]]
     """The rows of `arena standings --format json`."""
+    win_rates: dict[str, tuple[float, float, float]]
+    """Each bot's win rate and the ends of its 95% interval, unrounded (the rows hold them to 4 decimals): written
+    as percentages from these, they round as `arena standings` rounds them."""
     head_to_head: HeadToHead
     chart: RatingChart
     matches: tuple[MatchEntry, ...]
@@ -87,6 +91,7 @@ def gather(store: ResultStore) -> TournamentData:
     stored = list(store.matches())
     records = [match.record() for match in stored]
     rows = standing_rows(store)
+    win_rates = {row["bot"]: win_rate(row["wins"], row["matches"]) for row in rows}
     order = tuple(row["bot"] for row in rows)
     players = int(meta.get("players_per_match", "0") or 0)
     matches = tuple(
@@ -111,10 +116,17 @@ def gather(store: ResultStore) -> TournamentData:
         bots=tuple(bots_of(store)),
         candidates=tuple(json.loads(meta.get("candidates", "[]"))),
         standings=rows,
+        win_rates=win_rates,
         head_to_head=head_to_head(order, records, players == 2),
-        chart=rating_chart(bots_of(store), records, meta.get("format", "")),
+        chart=rating_chart(bots_of(store), records, meta.get("format", ""), "completed_at" in meta),
         matches=matches,
     )
+
+
+def win_rate(wins: int, matches: int) -> tuple[float, float, float]:
+    """The win rate and its 95% interval as the standings compute them, unrounded (from the row's whole counts)."""
+    low, high = wilson_interval(wins, matches)
+    return (wins / matches if matches else 0.0), low, high
 
 
 def head_to_head(bots: tuple[str, ...], records: list[MatchRecord], two_player: bool) -> HeadToHead:
@@ -129,8 +141,17 @@ def head_to_head(bots: tuple[str, ...], records: list[MatchRecord], two_player: 
     return HeadToHead(bots, cells, two_player)
 
 
-def rating_chart(bots: list[str], records: list[MatchRecord], fmt: str) -> RatingChart:
-    """By round where there are several rounds (Swiss); after each match for a one-round format."""
+ONE_ROUND = {
+    "round-robin": "A round-robin is played as one round",
+    "gauntlet": "A gauntlet is played as one round",
+    "sprt": "A sequential test is played as one round",
+}
+"""Why a format's chart is drawn match by match: it has a single round, whatever its progress."""
+
+
+def rating_chart(bots: list[str], records: list[MatchRecord], fmt: str, complete: bool = False) -> RatingChart:
+    """By round where there are several rounds (Swiss); after each match for a one-round format, or a tournament
+    with one round played (`complete`: it ended so, and no later round is to come)."""
     start = float(default_model().rating().ordinal())
     rounds = {record.round for record in records if not record.is_bye}
     if len(rounds) > 1:
@@ -148,10 +169,7 @@ def rating_chart(bots: list[str], records: list[MatchRecord], fmt: str) -> Ratin
         )
     steps = rating_by_match(bots, records)
     keep = _sample(len(steps), CHART_POINTS)
-    why = {
-        "round-robin": "A round-robin is played as one round",
-        "gauntlet": "A gauntlet is played as one round",
-    }.get(fmt, "Only one round has results so far")
+    why = ONE_ROUND.get(fmt) or ("It was played in one round" if complete else "Only one round has results so far")
     note = (
         f"{why}, so a per-round chart would hold one point: this one shows each bot's rating (openskill"
         " ordinal, mu - 3 sigma) after every match instead, in the order the ratings are computed (the"

@@ -15,9 +15,10 @@ from arena import __version__
 from arena.matches import FaultRow
 from arena.report.bot_page import BOTS, bot_page_name
 from arena.report.data import HeadToHead, MatchEntry, RatingChart, TournamentData
-from arena.report.page import document, number, percent
+from arena.report.page import document
 from arena.report.replay_page import log_href, viewer_href
 from arena.report.svg import colour, dash, interval_bar, line_chart
+from arena.report.wording import count, fixed, interval, percent
 
 FORMATS = {"round-robin": "round-robin", "swiss": "Swiss", "gauntlet": "gauntlet", "sprt": "sequential test"}
 
@@ -69,9 +70,9 @@ def render_index(
         "<header>",
         f'<h1 id="title">{escape(data.name)}</h1>',
         f'<p class="meta" id="summary">{escape(FORMATS.get(data.format, data.format))} · ruleset'
-        f" {escape(data.ruleset)} · {data.players_per_match} per table · {len(data.bots)} bots ·"
-        f' {len(played)} matches played · <span id="status" data-complete="{str(data.complete).lower()}"'
-        f' data-running="{running}">{escape(status)}</span></p>',
+        f" {escape(data.ruleset)} · {data.players_per_match} per table · {count(len(data.bots), 'bot')} ·"
+        f' {count(len(played), "match", "matches")} played · <span id="status"'
+        f' data-complete="{str(data.complete).lower()}" data-running="{running}">{escape(status)}</span></p>',
         f'<nav class="sections">{nav}</nav>',
         "</header>",
         "<main>",
@@ -94,6 +95,7 @@ def _standings(data: TournamentData, logged_bots: Set[str], bot_pages: bool) -> 
     rows = []
     for row in data.standings:
         bot = row["bot"]
+        rate, low, high = data.win_rates[bot]
         faults = row["faults"]
         fault_cells = (
             " ".join(
@@ -114,12 +116,11 @@ def _standings(data: TournamentData, logged_bots: Set[str], bot_pages: bool) -> 
             f'<th scope="row" class="bot">{_bot_name(bot, bot_pages)}{badge}</th>'
             f'<td class="matches num">{row["matches"]}</td>'
             f'<td class="wins num">{row["wins"]}</td>'
-            f'<td class="interval-cell">{interval_bar(row["win_rate"], row["win_low"], row["win_high"])}'
-            f'<span class="interval-text">{percent(row["win_rate"])}'
-            f" [{percent(row['win_low'])}, {percent(row['win_high'])}]</span></td>"
-            f'<td class="score num">{number(row["score"])}</td>'
-            f'<td class="opponents-score num">{number(row["opponents_score"])}</td>'
-            f'<td class="rating num">{number(row["rating"])}</td>'
+            f'<td class="interval-cell">{interval_bar(rate, low, high)}'
+            f'<span class="interval-text">{percent(rate)} {interval(low, high)}</span></td>'
+            f'<td class="score num">{fixed(row["score"])}</td>'
+            f'<td class="opponents-score num">{fixed(row["opponents_score"])}</td>'
+            f'<td class="rating num">{fixed(row["rating"])}</td>'
             f'<td class="faults">{fault_cells}</td>'
             "</tr>"
         )
@@ -140,7 +141,7 @@ def _standings(data: TournamentData, logged_bots: Set[str], bot_pages: bool) -> 
 
 def _bot_name(bot: str, linked: bool) -> str:
     if not linked:
-        return escape(bot)
+        return f'<span class="bot-name">{escape(bot)}</span>'
     href = f"{BOTS}/{quote(bot_page_name(bot), safe='')}"
     return f'<a class="bot-link" href="{escape(href)}" title="its mistakes, reply times and faults">{escape(bot)}</a>'
 
@@ -193,7 +194,7 @@ def _chart(chart: RatingChart, standings: Sequence[dict[str, object]]) -> str:
         f'<li data-bot="{escape(name)}"><svg class="swatch" viewBox="0 0 32 12" aria-hidden="true">'
         f'<line x1="0" y1="6" x2="32" y2="6" stroke="{colour(i)}"'
         + (f' stroke-dasharray="{dash(i)}"' if dash(i) else "")
-        + f'/></svg>{escape(name)} <span class="final">{values[-1]:.2f}</span></li>'
+        + f'/></svg>{escape(name)} <span class="final">{fixed(values[-1])}</span></li>'
         for i, (name, values) in enumerate(series.items())
     )
     return (
@@ -211,16 +212,16 @@ def _faults(faults: Sequence[FaultRow], viewable: Set[str], logs: Mapping[str, S
         logged = logs.get(fault.match_id, ())
         if fault.match_id in viewable:
             page = viewer_href(fault.match_id, logs=logged)
-            match_cell = f'<a href="{escape(page)}">{escape(fault.match_id)}</a>'
+            match_cell = f'<a class="match-id" href="{escape(page)}">{escape(fault.match_id)}</a>'
             at = "the last step" if fault.after_match else "the fault"
             href = viewer_href(fault.match_id, fault_seat=fault.seat, logs=logged)
             move = f'<a class="move-link" href="{escape(href)}">{at}</a>'
         else:
-            match_cell = escape(fault.match_id)
+            match_cell = f'<span class="match-id">{escape(fault.match_id)}</span>'
             move = '<span class="none">no viewer data</span>'
         tail = fault.stderr_tail.rstrip()
         stderr = (
-            f"<details><summary>{len(tail.splitlines())} lines</summary><pre>{escape(tail)}</pre></details>"
+            f"<details><summary>{count(len(tail.splitlines()), 'line')}</summary><pre>{escape(tail)}</pre></details>"
             if tail
             else '<span class="none">empty</span>'
         )
@@ -254,7 +255,8 @@ def _matches(data: TournamentData, viewable: Set[str], logs: Mapping[str, Sequen
             won = sum(candidate in m.winners for m in mine if not m.bye)
             parts.append(
                 f'<section class="candidate" data-candidate="{escape(candidate)}">'
-                f'<h3>{escape(candidate)} <span class="sub">{len(mine)} matches, {won} won</span></h3>'
+                f'<h3>{escape(candidate)} <span class="sub">{count(len(mine), "match", "matches")},'
+                f" {won} won</span></h3>"
                 f"{_match_table(mine, viewable, logs)}</section>"
             )
         return f'<section id="matches"><h2>Matches, by candidate</h2>{hint}{"".join(parts)}</section>'
@@ -266,8 +268,8 @@ def _match_table(matches: Sequence[MatchEntry], viewable: Set[str], logs: Mappin
     for match in matches:
         logged = logs.get(match.match_id, ())
         page = viewer_href(match.match_id, logs=logged) if match.match_id in viewable else None
-        link = f'<a class="replay-link" href="{escape(page)}">{escape(match.match_id)}</a>' if page else ""
-        ident = link or escape(match.match_id)
+        link = f'<a class="replay-link match-id" href="{escape(page)}">{escape(match.match_id)}</a>' if page else ""
+        ident = link or f'<span class="match-id">{escape(match.match_id)}</span>'
         if match.bye:
             seats = f"{escape(match.seats[0])} (bye)"
             ranking = "&ndash;"

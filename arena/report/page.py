@@ -6,11 +6,12 @@ USB stick, mailed, or opened from `file://` on a machine with no network shows e
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from html import escape
 from importlib.resources import files
 from typing import Any
+
+from arena.report.compact import embedded_json
 
 
 @cache
@@ -36,17 +37,6 @@ def document(title: str, body: str, script: str = "", page_class: str = "", head
 
 
 def json_script(element_id: str, value: Any) -> str:
-    """Data for the page's script, in a non-executed script element; `<`, `>` and `&` escaped so no text in
-    the data (a bot's name, a fault's detail) can close the element or start markup."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f'<script type="application/json" id="{escape(element_id)}">{text}</script>'
-
-
-def number(value: float, digits: int = 2) -> str:
-    return f"{value:.{digits}f}"
-
-
-def percent(value: float) -> str:
-    return f"{value:.0%}"
+    """Data for the page's script, in a non-executed script element, written as `compact.embedded_json` writes it:
+    no text in the data (a bot's name, a fault's detail) can close the element, no integer reaches it rounded."""
+    return f'<script type="application/json" id="{escape(element_id)}">{embedded_json(value)}</script>'

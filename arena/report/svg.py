@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from html import escape
+
+from arena.report.wording import fixed, percent
 
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c564b")
 """Okabe-Ito's colour-blind-safe colours (yellow left out: too faint on white), then brown."""
@@ -27,7 +30,7 @@ def interval_bar(rate: float, low: float, high: float) -> str:
     def x(value: float) -> float:
         return round(pad + span * min(1.0, max(0.0, value)), 1)
 
-    label = f"win rate {rate:.0%}, 95% interval {low:.0%} to {high:.0%}"
+    label = f"win rate {percent(rate)}, 95% interval {percent(low)} to {percent(high)}"
     return (
         f'<svg class="interval" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}"'
         f' data-low="{low}" data-high="{high}" data-rate="{rate}">'
@@ -73,7 +76,7 @@ def line_chart(
     ]
     for tick in _ticks(low, high, 6):
         parts.append(f'<line class="grid" x1="{left}" y1="{y(tick)}" x2="{width - right}" y2="{y(tick)}"/>')
-        parts.append(f'<text class="tick" x="{left - 8}" y="{y(tick) + 5}" text-anchor="end">{tick:g}</text>')
+        parts.append(f'<text class="tick" x="{left - 8}" y="{y(tick) + 5}" text-anchor="end">{tick_label(tick)}</text>')
     for tick in _ticks(0, x_max, 10):
         if tick == int(tick) and 0 <= tick <= x_max:
             parts.append(
@@ -87,7 +90,7 @@ def line_chart(
         points = " ".join(f"{x(p)},{y(v)}" for p, v in zip(positions, line, strict=True))
         pattern = dash(index)
         dashed = f' stroke-dasharray="{pattern}"' if pattern else ""
-        final = f"{line[-1]:.2f}" if line else "-"
+        final = fixed(line[-1]) if line else "-"
         parts.append(
             f'<polyline class="series" data-bot="{escape(name)}" data-final="{final}" fill="none"'
             f' stroke="{colour(index)}"{dashed} points="{points}"><title>{escape(name)}: {final}</title></polyline>'
@@ -102,17 +105,19 @@ def line_chart(
 
 
 def _ticks(low: float, high: float, count: int) -> list[float]:
-    """Round tick values (1, 2 or 5 times a power of ten apart) covering low..high."""
+    """Round tick values (1, 2 or 5 times a power of ten apart) covering low..high: whole multiples of the step, so
+    the tick at zero is 0 itself (adding steps up from below, or -(-low // step) for a low in (-step, 0], gave -0.0)."""
     span = high - low
     if span <= 0:
         return [low]
     raw = span / max(1, count)
     power = 10 ** int(f"{raw:e}".split("e")[1])
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    first = -(-low // step) * step
-    ticks = []
-    value = first
-    while value <= high + 1e-9:
-        ticks.append(round(value, 10))
-        value += step
-    return ticks
+    first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
+    return [round(k * step, 10) + 0.0 for k in range(first, last + 1)]
+
+
+def tick_label(value: float) -> str:
+    """A tick's value as the axis shows it: short ("2.5", "-10", "1e+06"), and never "-0"."""
+    text = f"{value:g}"
+    return "0" if text in ("-0", "+0") else text

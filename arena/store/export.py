@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from arena.report.wording import fixed, interval
 from arena.store.database import ResultStore
 from arena.tournament import PairRecord, Standing, pair_records, standings
 
@@ -136,10 +137,10 @@ def print_standings(store: ResultStore, stream: TextIO) -> None:
                 s.bot,
                 str(s.matches),
                 str(s.wins),
-                f"{s.win_rate:5.1%} [{s.win_low:.0%}, {s.win_high:.0%}]",
-                f"{s.score:.2f}",
-                f"{s.opponents_score:.2f}",
-                f"{s.rating:.2f}",
+                f"{s.win_rate:5.1%} {interval(s.win_low, s.win_high)}",
+                fixed(s.score),
+                fixed(s.opponents_score),
+                fixed(s.rating),
                 f"{peaks[s.bot] / MIB:.0f}" if s.bot in peaks else "-",
                 faults,
             ]

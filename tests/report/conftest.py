@@ -68,7 +68,7 @@ def browser() -> Iterator[WebDriver]:
     driver_path = _find(DRIVERS, "ARENA_CHROMEDRIVER")
     if binary is None or driver_path is None:
         missing = " and ".join(name for name, path in (("chromium", binary), ("chromedriver", driver_path)) if not path)
-        _no_browser(f"no {missing} found (Debian: apt-get install chromium chromium-driver)")
+        _no_browser(f"no {missing} found")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     for argument in (
@@ -142,6 +142,39 @@ def three_player(tmp_path_factory: pytest.TempPathFactory) -> Tournament:
         for n, kind in enumerate(("random", "heuristic", "random", "heuristic", "random", "random"))
     )
     config = write_tournament(folder, "triples", f"format: swiss\nplayers_per_match: 3\nrounds: 3\nbots:\n{bots}")
+    run_tournament(load_config(config), progress=False)
+    return _finish(config)
+
+
+@pytest.fixture(scope="session")
+def gauntlet(tmp_path_factory: pytest.TempPathFactory) -> Tournament:
+    """A course's gauntlet, duplicate: the longest match ids a report shows (`gauntlet-student-benedict-0001-d1`)."""
+    folder = tmp_path_factory.mktemp("gauntlet")
+    config = write_tournament(
+        folder,
+        "course",
+        "format: gauntlet\nplayers_per_match: 2\nduplicate: true\n"
+        "gauntlet: {candidates: [student-ann, student-benedict]}\nbots:\n"
+        "  - {name: student-ann, builtin: random}\n"
+        "  - {name: student-benedict, builtin: heuristic}\n"
+        "  - {name: reference-heuristic, builtin: heuristic}\n"
+        "  - {name: reference-random, builtin: random}\n",
+    )
+    run_tournament(load_config(config), progress=False)
+    return _finish(config)
+
+
+@pytest.fixture(scope="session")
+def sequential(tmp_path_factory: pytest.TempPathFactory) -> Tournament:
+    """A sequential test run to its max_pairs (6 pairs, 12 matches) without a decision."""
+    folder = tmp_path_factory.mktemp("sprt")
+    config = write_tournament(
+        folder,
+        "ab",
+        "format: sprt\nplayers_per_match: 2\nsprt: {candidate: new, baseline: old, elo1: 10, max_pairs: 6}\nbots:\n"
+        "  - {name: new, builtin: heuristic}\n"
+        "  - {name: old, builtin: random}\n",
+    )
     run_tournament(load_config(config), progress=False)
     return _finish(config)
 

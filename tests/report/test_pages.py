@@ -14,7 +14,8 @@ from typing import Any
 from arena.cli import main
 from arena.replay import parse_replay, read_replay
 from arena.report import replay_data, write_report
-from arena.report.compact import script
+from arena.report.compact import embedded_json, script
+from arena.report.page import json_script
 from arena.report.replay_page import render_viewer
 from tests.report.conftest import Tournament
 
@@ -127,7 +128,7 @@ def test_arena_report_rebuilds_every_matchs_data_and_removes_what_is_stale(
     assert status == 0 and "--replay-pages is retired and ignored" in err
     assert sorted(p.name for p in matches.glob("*.js")) == sorted(before)
     index = (output / "report" / "index.html").read_text()
-    assert index.count('class="replay-link"') == len(before)
+    assert index.count('class="replay-link') == len(before)
     assert 'http-equiv="refresh"' not in index
 
 
@@ -155,3 +156,17 @@ def test_a_faults_detail_and_stderr_are_text_on_the_report(two_player: Tournamen
     index = write_report(output).index.read_text()
     assert "<img src=x" not in index and "<script>alert" not in index
     assert "&lt;img src=x id=pwned&gt;" in index and "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in index
+
+
+def test_integers_javascript_would_round_reach_a_page_as_text() -> None:
+    """Past 2**53 - 1 a JavaScript number rounds: such an integer, wherever it sits in the data, is written as its
+    digits; smaller ones, and booleans, stay as they are."""
+    value = {"seed": 2**63 - 1, "n": [2**53 - 1, -(2**53), {"deep": 2**53}], "ok": True, "small": 7}
+    assert json.loads(embedded_json(value)) == {
+        "seed": str(2**63 - 1),
+        "n": [2**53 - 1, str(-(2**53)), {"deep": str(2**53)}],
+        "ok": True,
+        "small": 7,
+    }
+    page = json_script("data", value)
+    assert page.startswith('<script type="application/json" id="data">{"seed":"9223372036854775807",')

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +25,8 @@ from arena.cli import main
 from arena.engine import Card, Observer, TableState, View
 from arena.protocol import event_json
 from arena.replay import Resimulation, read_replay
-from arena.report.compact import KINDS, file_stem
+from arena.report import replay_data, write_report
+from arena.report.compact import KINDS, file_stem, script
 from tests.report.conftest import Tournament, save_screenshot
 
 if TYPE_CHECKING:
@@ -379,3 +382,42 @@ def test_a_hostile_name_is_shown_as_text(browser: WebDriver, tmp_path: Path) -> 
     assert browser.find_elements("id", "pwned") == []
     assert browser.find_element("css selector", '.seat[data-seat="0"] .name').text == hostile
     assert hostile in browser.find_element("id", "round-log").text
+
+
+def _shown_seed(browser: WebDriver) -> str:
+    meta = browser.find_element("id", "meta").text
+    found = re.search(r"· seed (.+?) · ", meta)
+    assert found, meta
+    return found.group(1)
+
+
+def test_the_viewer_shows_every_digit_of_a_seed_past_2_53(
+    browser: WebDriver, two_player: Tournament, tmp_path: Path
+) -> None:
+    """A JavaScript number keeps 53 bits, a match's seed up to 63: as a number, 2981501726225262015 showed as
+    2981501726225262000. Every way a match reaches the viewer gives it every digit: the report's data file, a page of
+    its own (`arena replay --html`), and the data file of an older layout (its seed a number), which `arena report`
+    writes again."""
+    seeds = {replay: read_replay(replay)[0].data["seed"] for replay in (two_player.output / "replays").glob("*.jsonl")}
+    replay, seed = max(seeds.items(), key=lambda item: item[1])
+    assert seed > 2**53 and float(seed) != seed  # a number would round it
+    open_at(browser, Viewer(two_player.output / "report" / "viewer.html", replay.stem), 0)
+    assert _shown_seed(browser) == str(seed)
+    page = tmp_path / "own.html"
+    assert main(["replay", str(replay), "--html", str(page)]) == 0
+    open_at(browser, Viewer(page), 0)
+    assert _shown_seed(browser) == str(seed)
+    output = tmp_path / "older"
+    shutil.copytree(two_player.output, output)
+    data = output / "report" / "matches" / f"{file_stem(replay.stem)}.js"
+    older = script(replay_data(read_replay(replay)) or {})
+    older = older.replace('{"format":2,', '{"format":1,').replace(f'"seed":"{seed}"', f'"seed":{seed}')
+    data.write_text(older, encoding="utf-8")
+    viewer = Viewer(output / "report" / "viewer.html", replay.stem)
+    open_at(browser, viewer, 0)
+    assert _shown_seed(browser).startswith(f"about {float(seed):.0f}"[:12])  # not shown as if it were exact
+    assert str(seed) not in browser.find_element("id", "meta").text
+    write_report(output)
+    browser.get("about:blank")  # the same address again would keep the page, and the data it loaded
+    open_at(browser, viewer, 0)
+    assert _shown_seed(browser) == str(seed)

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import re
+import shutil
+import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.cli import main
 from arena.config import load_config
+from arena.report.bot_page import render_bot_page
+from arena.report.build import write_index
+from arena.report.data import rating_chart
+from arena.report.page import document
+from arena.report.svg import line_chart
+from arena.report.wording import fixed
 from arena.store import ResultStore
-from arena.store.export import match_rows
+from arena.store.export import bots_of, match_rows
 from arena.tournament import cross_table, pair_records
 from tests.report.conftest import Tournament, save_screenshot, standings_json, write_tournament
 
@@ -63,13 +74,13 @@ def test_the_standings_shown_are_those_of_arena_standings_json(
     for got, want in zip(shown, expected, strict=True):
         assert (got["rank"], got["matches"], got["wins"]) == (want["rank"], want["matches"], want["wins"])
         assert got["score"] == f"{want['score']:.2f}" and got["data_score"] == want["score"]
-        assert got["rating"] == f"{want['rating']:.2f}"
+        assert got["rating"] == fixed(want["rating"])
         assert got["faults"] == want["faults"]
     assert {row["bot"]: row["faults"] for row in shown}["bad"] == {"illegal": 3}
     intervals = browser.find_elements("css selector", "#standings-table svg.interval")
-    assert [(float(i.get_attribute("data-low")), float(i.get_attribute("data-high"))) for i in intervals] == [
-        (row["win_low"], row["win_high"]) for row in expected
-    ]
+    assert [
+        (round(float(i.get_attribute("data-low")), 4), round(float(i.get_attribute("data-high")), 4)) for i in intervals
+    ] == [(row["win_low"], row["win_high"]) for row in expected]
     save_screenshot(browser, tmp_path / "report.png", "report.png")
 
 
@@ -103,7 +114,7 @@ def test_the_rating_chart_ends_at_the_ratings_of_the_standings(
         assert browser.find_element("id", "ratings").get_attribute("data-by") == by
         lines = browser.find_elements("css selector", "#rating-chart polyline.series")
         finals = {line.get_attribute("data-bot"): line.get_attribute("data-final") for line in lines}
-        assert finals == {row["bot"]: f"{row['rating']:.2f}" for row in tournament.standings}
+        assert finals == {row["bot"]: fixed(row["rating"]) for row in tournament.standings}
         assert all(len((line.get_attribute("points") or "").split()) == points for line in lines)
         note = browser.find_element("id", "chart-note").text
         assert ("after every match" in note) == (by == "match")
@@ -294,3 +305,154 @@ def test_a_bots_page_shows_its_fair_play_flag_linked_to_the_decisions_behind_it(
     _open(browser, report.index.parent / "bots" / "random.html")
     assert browser.find_element("id", "no-flags").text == "No flag."
     assert browser.find_elements("css selector", "#fair-play-table tr[data-flagged='false']")
+
+
+FITS = """
+const box = document.querySelector('#standings .scroll');
+const ids = [...document.querySelectorAll('#matches tr.match > th > *, #faults-table td.match > *')];
+return {
+  standings: [box.scrollWidth, box.clientWidth],
+  page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+  ids: ids.length,
+  broken: ids.filter((id) => id.getClientRects().length > 1).map((id) => id.textContent),
+};
+"""
+"""How the index sits in the window: the standings' box (its width, and the width it shows), the page's, and the
+match ids broken across lines (an inline element broken over two lines has a box on each)."""
+
+
+def test_the_report_fits_a_projector_at_1024_by_768_and_never_breaks_a_match_id(
+    browser: WebDriver, two_player: Tournament, three_player: Tournament, gauntlet: Tournament
+) -> None:
+    size = browser.get_window_size()
+    browser.set_window_size(1024, 768)
+    try:
+        for tournament in (two_player, three_player, gauntlet):
+            _open(browser, tournament.index)
+            fits = browser.execute_script(FITS)
+            matches = len(browser.find_elements("css selector", "#matches tr.match"))
+            faults = len(browser.find_elements("css selector", "#faults-table tr.fault"))
+            assert fits["ids"] == matches + faults > 0
+            assert fits["standings"][0] <= fits["standings"][1], tournament.output.name  # no sideways scrolling
+            assert fits["page"][0] <= fits["page"][1], tournament.output.name
+            assert fits["broken"] == [], tournament.output.name
+        assert browser.find_element("css selector", "#matches a.replay-link").text.startswith("gauntlet-student-")
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+TICKS = "return [...document.querySelectorAll('svg.chart text.tick')].map((tick) => tick.textContent);"
+
+
+def test_no_axis_label_reads_negative_zero(
+    browser: WebDriver,
+    tmp_path: Path,
+    two_player: Tournament,
+    three_player: Tournament,
+    gauntlet: Tournament,
+    sequential: Tournament,
+) -> None:
+    # a range from below zero, by less than a step, to above: the tick at zero was computed as -0.0
+    chart = line_chart([0, 1, 2], ["start", "1", "2"], {"a": (0.0, -7.5, 30.0), "b": (0.0, 4.0, -0.3)}, "x", "y")
+    page = tmp_path / "chart.html"
+    page.write_text(document("chart", chart), encoding="utf-8")
+    browser.get(page.as_uri())
+    ticks = browser.execute_script(TICKS)
+    assert "0" in ticks and "10" in ticks
+    for tournament in (two_player, three_player, gauntlet, sequential):
+        _open(browser, tournament.index)
+        ticks += browser.execute_script(TICKS)
+    assert [tick for tick in ticks if re.fullmatch(r"[-+\u2212]0(\.0*)?", tick)] == []
+
+
+def _one_win_in_nine(output: Path, bot: str) -> None:
+    """`bot` in 9 two-player matches, 1 of them won: its 3 matches recorded twice more (under other ids), and its
+    opponent the winner in all but the first."""
+    with sqlite3.connect(output / "results.sqlite") as db:
+        cursor = db.execute("SELECT * FROM matches")
+        columns = [column[0] for column in cursor.description]
+        mine = [row for row in (dict(zip(columns, values, strict=True)) for values in cursor) if bot in row["seats"]]
+        insert = f"INSERT INTO matches ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        for copy in (1, 2):
+            for row in mine:
+                db.execute(insert, [*(row | {"match_id": f"{row['match_id']}-copy{copy}"}).values()])
+        matches = db.execute("SELECT match_id, seats FROM matches WHERE seats LIKE ?", (f'%"{bot}"%',)).fetchall()
+        for number, (match_id, seats) in enumerate(matches):
+            seat = json.loads(seats).index(bot)
+            winner = seat if number == 0 else 1 - seat
+            db.execute(
+                "UPDATE matches SET winners = ?, ranking = ? WHERE match_id = ?",
+                (json.dumps([winner]), json.dumps([[winner], [1 - winner]]), match_id),
+            )
+    db.close()
+
+
+def test_the_win_rate_interval_is_rounded_as_arena_standings_rounds_it(
+    browser: WebDriver, two_player: Tournament, tmp_path: Path
+) -> None:
+    """1 win in 9: the interval's top is 0.43499971, which `arena standings --format json` keeps as 0.435; written
+    from that, the page said 44% where the terminal says 43%."""
+    output = tmp_path / "one-in-nine"
+    shutil.copytree(two_player.output, output)
+    _one_win_in_nine(output, "random-0")
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        assert main(["standings", str(output)]) == 0
+    terminal = next(line for line in stream.getvalue().splitlines() if " random-0 " in line)
+    assert "11.1% [2%, 43%]" in terminal
+    _open(browser, write_index(output))
+    row = browser.find_element("css selector", '#standings-table tr[data-bot="random-0"]')
+    assert (row.get_attribute("data-matches"), row.get_attribute("data-wins")) == ("9", "1")
+    assert row.find_element("css selector", ".interval-text").text == "11% [2%, 43%]"
+    label = row.find_element("css selector", "svg.interval").get_attribute("aria-label")
+    assert label == "win rate 11%, 95% interval 2% to 43%"
+
+
+def test_a_count_and_its_noun_agree_on_the_report(browser: WebDriver, two_player: Tournament) -> None:
+    _open(browser, two_player.index)
+    stderr = browser.find_elements("css selector", "#faults-table td.stderr summary")
+    assert stderr and {summary.text for summary in stderr} == {"1 line"}  # bad wrote one line before it faulted
+    summary = browser.find_element("id", "summary").text
+    assert "· 4 bots · 6 matches played ·" in summary
+
+
+def test_a_bots_page_writes_one_of_each_in_the_singular(browser: WebDriver, tmp_path: Path) -> None:
+    from arena.analysis.diagnose import BotDiagnosis, MistakeStep
+    from arena.analysis.fairplay import BotFairPlay
+    from arena.analysis.mistakes import Category
+    from arena.engine import FaultReason
+    from arena.matches import FaultRow
+
+    bot = BotDiagnosis(
+        "lonely",
+        1000,
+        decisions=1,
+        mistakes=Counter({Category.IMPOSSIBLE_GUESS: 1}),
+        steps=[MistakeStep("gauntlet-lonely-0001-d1", 4, Category.IMPOSSIBLE_GUESS)],
+        cpu_ms=[5.0],
+        wall_ms=[6.0],
+        faults=[FaultRow("gauntlet-lonely-0001-d1", 0, "lonely", FaultReason.TIMEOUT, "too slow", "", False)],
+    )
+    page = tmp_path / "lonely.html"
+    page.write_text(render_bot_page(bot, BotFairPlay("lonely", True, None, ()), set(), ()), encoding="utf-8")
+    _open(browser, page)
+    assert browser.find_element("id", "summary").text == (
+        "1 decision · 1 provable mistake · 0 fair-play flags · 1 fault"
+    )
+    assert browser.find_element("id", "closest").text.endswith("of the limit of 1000 ms (1 reply).")
+
+
+def test_a_finished_one_round_tournament_never_says_only_one_round_so_far(
+    browser: WebDriver, sequential: Tournament, three_player: Tournament
+) -> None:
+    _open(browser, sequential.index)
+    note = browser.find_element("id", "chart-note").text
+    assert note.startswith("A sequential test is played as one round, so a per-round chart would hold one point")
+    store = ResultStore.open_existing(three_player.output)
+    try:
+        first = [stored.record() for stored in store.matches() if stored.job.round == 1]
+        bots = bots_of(store)
+    finally:
+        store.close()
+    assert "Only one round has results so far" in rating_chart(bots, first, "swiss").note  # still running: true
+    assert "so far" not in rating_chart(bots, first, "swiss", complete=True).note  # a Swiss of rounds: 1, ended

@@ -582,6 +582,15 @@
     el.hidden = false;
   }
 
+  // A seed comes as text, every digit of it (a JavaScript number keeps 53 bits, a seed has up to 63); a number
+  // past 2**53 is from a data file of an older layout, rounded when it was read: not shown as if exact.
+  function seedText(seed) {
+    if (typeof seed === "number" && !Number.isSafeInteger(seed)) {
+      return "about " + seed + " (rounded by an older data file: `arena report OUTPUT` writes it again)";
+    }
+    return String(seed);
+  }
+
   // The page's parts that depend on the match: its title, the seats, the view menu, the slider.
   function setUp(d) {
     data = d;
@@ -590,8 +599,8 @@
     steps = expand(d);
     $("title").textContent = "Match " + (d.match_id || "(no id)");
     document.title = "Match " + d.match_id + ": replay";
-    $("meta").textContent = "ruleset " + d.ruleset + " · seed " + d.seed + " · " + d.target + " tokens to win · " +
-      names.length + " players · " + steps.length + " steps";
+    $("meta").textContent = "ruleset " + d.ruleset + " · seed " + seedText(d.seed) + " · " + d.target +
+      " tokens to win · " + names.length + " players · " + steps.length + " steps";
     $("values").textContent = "card values: " + Object.keys(d.values).map(function (l) { return l + " " + d.values[l]; }).join(" · ");
     select.replaceChildren();
     var option = function (value, text) {
