@@ -13,6 +13,7 @@ from arena.analysis.diagnose import BotDiagnosis, MistakeStep
 from arena.analysis.report import mistake_lines, replies
 from arena.engine import Match, Ruleset
 from arena.errors import PlayerFault
+from arena.matches import FaultRow
 from arena.players import Player, RandomPlayer
 from arena.players.host import START_ATTEMPTS, BotHost
 from arena.players.remote import RemotePlayer
@@ -36,8 +37,6 @@ class CheckReport:
     """Matches played by table size."""
     won: dict[int, int] = field(default_factory=dict)
     faults: list[CheckedFault] = field(default_factory=list)
-    slowest_ms: float = 0.0
-    slowest_cpu_ms: float = 0.0
     replies: int = 0
     starts: int = 0
     speaks_stdio: bool = False
@@ -103,12 +102,15 @@ def check_bot(
                 report.played[players] = report.played.get(players, 0) + 1
                 report.won[players] = report.won.get(players, 0) + (seat in outcome.result.winners)
                 report.faults += [CheckedFault(match_id, f) for f in outcome.faults if f.seat == seat]
+                report.diagnosis.faults += [
+                    FaultRow(match_id, f.seat, bot.name, f.reason, f.detail, f.stderr_tail, f.after_match)
+                    for f in outcome.faults
+                    if f.seat == seat
+                ]
         fault = host.shutdown()
         if fault is not None:
             report.faults.append(CheckedFault("shutdown", _report(fault)))
     finally:
-        report.slowest_ms = host.stats.slowest_ms
-        report.slowest_cpu_ms = host.stats.slowest_cpu_ms
         report.replies = host.stats.replies
         report.starts = host.stats.starts
         report.speaks_stdio = host.stats.hello_on_stdout
@@ -125,7 +127,8 @@ SHOWN_IDS = 6
 
 def describe(report: CheckReport) -> list[str]:
     """What check-bot prints: the matches, each fault once with how often it came and the bot's stderr the first
-    time, what stopped the check early, the slowest reply, peak memory and disk, and the verdict."""
+    time, what stopped the check early, the reply times (the ones too late among them), peak memory and disk, and the
+    verdict."""
     lines = [
         f"  {players} players: {_count(played, 'match', 'matches')}, {report.won[players]} won"
         for players, played in report.played.items()
@@ -146,20 +149,15 @@ def describe(report: CheckReport) -> list[str]:
             f"the bot failed to start {START_ATTEMPTS} times in a row, so it is not started again (a tournament"
             f" does the same): the check stopped after {_count(played, 'match', 'matches')} of {report.scheduled}"
         )
-    if report.diagnosis is not None and report.diagnosis.decisions:
-        lines += mistake_lines(report.diagnosis)
-        if report.replays is None and any(report.diagnosis.mistakes.values()):
+    diagnosis = report.diagnosis
+    if diagnosis is not None and diagnosis.decisions:
+        lines += mistake_lines(diagnosis)
+        if report.replays is None and any(diagnosis.mistakes.values()):
             lines.append("  (a mistake's line is one of its match's replay: --replays DIR writes them)")
-        lines.append(f"  {replies(report.diagnosis)}")
+    if diagnosis is not None and (diagnosis.decisions or diagnosis.cpu_ms):  # moves answered, if only too late
+        lines.append(f"  {replies(diagnosis)}")
     starts = "once" if report.starts == 1 else f"{report.starts} times"
-    slowest, cpu = _milliseconds(report.slowest_ms), _milliseconds(report.slowest_cpu_ms)
-    if report.replies:
-        lines.append(
-            f"slowest reply: {slowest} ms (limit {report.move_ms} ms of CPU time, whose most a reply used was {cpu}"
-            f" ms); process started {starts}"
-        )
-    else:
-        lines.append(f"no reply from the bot; process started {starts}")
+    lines.append(("" if report.replies else "no reply from the bot; ") + f"process started {starts}")
     limit = "no limit at sandbox none" if report.sandbox is SandboxLevel.NONE else f"limit {report.memory_mb} MB"
     lines.append(f"peak memory: {_megabytes(report.peak_memory)} MB ({limit})")
     if report.sandbox is not SandboxLevel.NONE:
@@ -182,10 +180,6 @@ def _repeated(reason: str, others: list[str], played: int) -> str:
 
 def _count(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
-
-
-def _milliseconds(value: float) -> str:
-    return f"{value:.1f}" if value < 10 else f"{value:.0f}"  # a fast bot shows tenths, not "0 ms"
 
 
 def _megabytes(size: int) -> str:

@@ -237,7 +237,7 @@ def _doctor(args: argparse.Namespace) -> int:
     if found.ok:
         print("ok: this machine gives what was asked")
     else:
-        print("NOT OK: see the lines above (docs/configuration.md#arena-doctor says what each means)")
+        print("NOT OK: see the lines above (`arena docs configuration`, section arena doctor, says what each means)")
     return 0 if found.ok else 1
 
 
@@ -248,6 +248,7 @@ def _validate(args: argparse.Namespace) -> int:
         another_configuration,
         another_seed,
         recorded_config_hash,
+        recorded_config_text,
         recorded_durations,
         recorded_seed,
     )
@@ -256,7 +257,7 @@ def _validate(args: argparse.Namespace) -> int:
     _say_seed_warning(config, args.file)
     stored, this = recorded_config_hash(config.output), config_hash(config)
     if stored is not None and stored != this:  # as arena run would refuse it
-        raise another_configuration(config.output, stored, this)
+        raise another_configuration(config.output, recorded_config_text(config.output), config.raw_text)
     kept = recorded_seed(config.output)
     if config.seed is not None and kept is not None and kept != config.seed:
         raise another_seed(config.output, config.seed)
@@ -302,6 +303,16 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _size(size: int) -> str:
+    """A size as a person reads it: 243 bytes, 1.5 KiB, 12 KiB, 3.2 MiB."""
+    if size < 1024:
+        return _plural(size, "byte", "bytes")
+    value, unit = size / 1024, "KiB"
+    if value >= 1024:
+        value, unit = value / 1024, "MiB"
+    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
+
+
 def _logs(args: argparse.Namespace) -> int:
     from arena.store.logs import LOGS, log_path, logged_bots, match_logs
 
@@ -315,7 +326,7 @@ def _logs(args: argparse.Namespace) -> int:
         for bot in bots:
             logs = match_logs(output, bot)
             size = sum(path.stat().st_size for path in logs)
-            print(f"{bot}: {_plural(len(logs), 'match', 'matches')}, {size / 1024:.0f} KiB in {output / LOGS / bot}")
+            print(f"{bot}: {_plural(len(logs), 'match', 'matches')}, {_size(size)} in {output / LOGS / bot}")
         return 0
     if args.bot not in bots:
         known = f" (bots with logs: {', '.join(bots)})" if bots else ""
@@ -452,9 +463,8 @@ def _say_sandbox_fallback(config: TournamentConfig) -> None:
             print(warning, file=sys.stderr)
 
 
-REPLAY_PAGES_HELP = (
-    "retired: every match is viewable (one viewer page and a file of a few KB per match); accepted and ignored"
-)
+REPLAY_PAGES_HELP = argparse.SUPPRESS
+"""--replay-pages is retired: still accepted (and said to be ignored) so that old scripts run, but not listed."""
 
 
 def _retired_replay_pages(given: str | None) -> None:
@@ -554,7 +564,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Start a bot exactly as a tournament would, check its handshake, play matches against random"
             " players at every table size of the ruleset, and print each fault with its reason and the"
-            " bot's stderr, and the slowest reply. Exit status 0 only for a clean bot."
+            " bot's stderr, its provable mistakes and its reply times (the ones too late among them). Exit status 0"
+            " only for a clean bot."
         ),
         usage="arena check-bot [options] -- CMD [ARGS ...]",
     )
@@ -654,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
             " directory, another bot's files, signals outside its tree, a fork bomb, memory, disk, CPU off its"
             " turn), each PASS only if its attack failed. With FILE, for that tournament's sandbox level, limits,"
             " bot ids and output. Exit status 0 if the machine gives all that is asked, else 1."
-            " See docs/configuration.md#arena-doctor."
+            " See `arena docs configuration` (section arena doctor)."
         ),
     )
     doctor.add_argument("file", type=Path, nargs="?", metavar="FILE", help="a tournament file (YAML)")
@@ -672,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
             " ones exist, command bots' files and directories are there) and the format's section, and says how"
             " much of it its output folder holds already. Prints every problem as FILE:LINE: field: problem (exit"
             " status 2), or a summary. Like arena run, it refuses an output folder that holds another"
-            " configuration's results. See docs/configuration.md."
+            " configuration's results. See `arena docs configuration`."
         ),
     )
     validate.add_argument("file", type=Path, metavar="FILE", help="a tournament file (YAML)")
@@ -688,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
             " output folder is refused unless --restart."
         ),
     )
-    run.add_argument("file", type=Path, help="the tournament's YAML file (see docs/configuration.md)")
+    run.add_argument("file", type=Path, help="the tournament's YAML file (see `arena docs configuration`)")
     run.add_argument("--concurrency", type=int, help="worker processes (default: the file's, else the cores)")
     run.add_argument(
         "--dask", metavar="ADDRESS", help="play the matches on the Dask cluster at ADDRESS (tcp://host:8786)"
@@ -730,7 +741,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "For each bot of the tournament in OUTPUT: its decisions and provable mistakes (moves wrong whatever the"
             " hidden cards were, judged from what the bot itself knew: self-elimination, impossible-guess,"
-            " missed-known-guess, known-losing-baron; docs/diagnostics.md), each with its match and replay line;"
+            " missed-known-guess, known-losing-baron; `arena docs diagnostics`), each with its match and replay line;"
             " its reply times (median, 95th percentile, most) against move_ms; and its faults by reason."
         ),
     )
@@ -743,9 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
         "sprt",
         help="where a sequential test of two bots stands",
         description=(
-            "The sequential probability ratio test of a tournament of format sprt (docs/sprt.md): the pairs counted,"
-            " their pentanomial [LL, LD, DD+WL, WD, WW], the log-likelihood ratio and its bounds, the decision (H0,"
-            " H1 or none yet) and the Elo difference with its 95% interval."
+            "The sequential probability ratio test of a tournament of format sprt (`arena docs sprt`): the pairs"
+            " counted, their pentanomial [LL, LD, DD+WL, WD, WW], the log-likelihood ratio and its bounds, the"
+            " decision (H0, H1 or none yet) and the Elo difference with its 95% interval."
         ),
     )
     sprt.add_argument("output", type=Path, help="the tournament's output folder")
@@ -774,7 +785,39 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("output", type=Path, help="the tournament's output folder")
     results.add_argument("--format", choices=["json", "csv"], default="json", help="default: json")
     results.set_defaults(run=_results)
+
+    docs = commands.add_parser(
+        "docs",
+        help="read the documentation installed with the arena",
+        description=(
+            "The documentation as Markdown, wherever the arena was installed from: without TOPIC, the topics with"
+            " their titles; with TOPIC, its text (e.g. arena docs configuration | less); --path, where its file is."
+        ),
+    )
+    docs.add_argument("topic", nargs="?", help="a topic: configuration, protocol, bots, diagnostics, ...")
+    docs.add_argument("--path", action="store_true", help="print the file's path instead of its text")
+    docs.set_defaults(run=_docs)
     return parser
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from importlib.resources import as_file, files
+
+    topics = {path.name.removesuffix(".md"): path for path in files("arena.docs").iterdir() if path.name[-3:] == ".md"}
+    if args.topic is None:
+        for name, path in sorted(topics.items()):
+            title = path.read_text(encoding="utf-8").partition("\n")[0].lstrip("# ")
+            print(f"{name:14} {title}")
+        return 0
+    topic = args.topic.removesuffix(".md").removeprefix("docs/")
+    if topic not in topics:
+        raise UsageError(f"docs: no topic {args.topic!r} (topics: {', '.join(sorted(topics))})")
+    if args.path:
+        with as_file(topics[topic]) as path:
+            print(path)
+        return 0
+    sys.stdout.write(topics[topic].read_text(encoding="utf-8"))
+    return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -799,8 +842,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArenaError as error:
         print(f"arena: {error}", file=sys.stderr)
         return error.exit_status
-    except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        print(f"arena: {str(interrupt) or 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (e.g. `arena replay F | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -97,6 +97,21 @@ class RunStopped(ArenaError):
     What was played is kept; a rerun after the fix resumes."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during a run: what it kept, for the message that says how to resume."""
+
+    def __init__(self, output: object, kept: int, scheduled: int) -> None:
+        super().__init__()
+        self.output, self.kept, self.scheduled = output, kept, scheduled
+
+    def __str__(self) -> str:
+        of = f" of {self.scheduled}" if self.scheduled else ""
+        return (
+            f"interrupted: {self.kept}{of} matches are kept in {self.output}; run the same command again to"
+            " resume (the matches kept are not played again)"
+        )
+
+
 class ReplayError(ArenaError):
     """A replay that cannot be read: missing, not JSON lines, no match_start."""
 

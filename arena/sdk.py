@@ -7,8 +7,9 @@
 `shutdown`. It speaks ZeroMQ when the arena set ARENA_ENDPOINT and JSON lines on the standard
 streams otherwise (`protocol: stdio`). The answer is an element of `message["legal"]` (a dict)
 or its index (an int). For more than `act`, pass an object with an `act` method and any of
-`welcome`, `match_start`, `match_end`: each gets the message as a dict. Print to stderr, never
-to stdout: stdout carries the protocol when the bot runs over stdio.
+`welcome`, `match_start`, `match_end`: each gets the message as a dict. A stray print() lands in the
+bot's log as it is printed: `run` sends it to stderr, over either transport (over stdio, stdout carries the
+protocol).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def run(bot: Callable[[Message], Answer] | Bot, name: str = "python-bot") -> Non
     act = bot if callable(bot) and not hasattr(bot, "act") else bot.act
     hooks = {kind: getattr(bot, kind, None) for kind in ("welcome", "match_start", "match_end")}
     transport = _Zmq(os.environ["ARENA_ENDPOINT"]) if "ARENA_ENDPOINT" in os.environ else _Stdio()
+    sys.stdout = sys.stderr  # a stray print() reaches the bot's log as it is printed, over either transport
     hello: Message = {"type": "hello", "protocol": 1, "name": name}
     if "ARENA_TOKEN" in os.environ:
         hello["token"] = os.environ["ARENA_TOKEN"]
@@ -89,12 +91,11 @@ class _Zmq:
 
 
 class _Stdio:
-    """JSON lines; a stray print() goes to stderr, since stdout carries the protocol."""
+    """JSON lines over the standard streams (`run` then sends print() to stderr: stdout carries the protocol)."""
 
     def __init__(self) -> None:
         self._out = sys.stdout.buffer
         self._in = sys.stdin.buffer
-        sys.stdout = sys.stderr
 
     def send(self, payload: bytes) -> None:
         self._out.write(payload + b"\n")

@@ -167,6 +167,17 @@ class Beliefs:
         left.subtract(self.known.values())
         return +left
 
+    def out_of_sight(self) -> Counter[str]:
+        """Copies of each card not face up and not in my hand: a Guard naming a card with none is sure to miss,
+        even where every card left is one I know the place of (unseen() leaves those out too)."""
+        message = self.message
+        left = Counter(self.counts)
+        left.subtract(message["hand"])
+        left.subtract(message["removed_face_up"])
+        for player in message["players"]:
+            left.subtract(player["discards"])
+        return +left
+
     def hand_odds(self, seat: int, unseen: Counter[str] | None = None) -> dict[str, float]:
         """The chance of each card being the hand of `seat`, an opponent still in the round."""
         if seat in self.known:

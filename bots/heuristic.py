@@ -14,7 +14,8 @@ from collections import Counter
 from typing import Any
 
 from arena.sdk import run
-from bots.beliefs import Beliefs, Message
+
+from .beliefs import Beliefs, Message
 
 ELIMINATION = 1.0
 """The worth of putting an opponent out, the unit of every other score."""
@@ -58,9 +59,10 @@ class HeuristicBot:
             if target is None:
                 return base
             guess = action["guess"]
-            # at equal odds (none: a target known to hold a Guard), a card still unseen, never one all of whose
-            # copies are in sight
-            return base + leader_bonus + ELIMINATION * odds.get(guess, 0.0) + 1e-6 * unseen.get(guess, 0)
+            # at equal odds (none: a target known to hold a Guard), a card still unseen, then one not all of whose
+            # copies are in sight (a card whose place I know is out of sight all the same)
+            in_play = 1e-9 * beliefs.out_of_sight().get(guess, 0)
+            return base + leader_bonus + ELIMINATION * odds.get(guess, 0.0) + 1e-6 * unseen.get(guess, 0) + in_play
         if card == "priest":
             return base + leader_bonus + (0.05 if target in beliefs.known or target is None else 0.3)
         if card == "baron":

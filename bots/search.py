@@ -18,9 +18,10 @@ from typing import Any
 
 from arena.engine.cards import Card
 from arena.sdk import run
-from bots.beliefs import Beliefs, Message
-from bots.heuristic import HeuristicBot
-from bots.simulator import GUARD, OUT, Playout, Rules, World
+
+from .beliefs import Beliefs, Message
+from .heuristic import HeuristicBot
+from .simulator import GUARD, OUT, Playout, Rules, World
 
 INDEX = {card.label: int(card) for card in Card}
 GUESSES_PER_TARGET = 2
@@ -74,7 +75,7 @@ class SearchBot:
         legal = message["legal"]
         if message["decision"] == "chancellor":
             return legal
-        safe = [a for a in legal if a["card"] != "princess"] or legal
+        safe = [a for a in legal if not self._sure_loss(a, message["hand"])] or legal
         unseen = self.beliefs.unseen()
         guards: dict[int, list[dict[str, Any]]] = {}
         others = []
@@ -86,8 +87,23 @@ class SearchBot:
         for target, actions in guards.items():
             odds = self.beliefs.hand_odds(target, unseen)
             actions.sort(key=lambda a: (-odds.get(a["guess"], 0.0), -unseen.get(a["guess"], 0)))  # unseen first
-            others += actions[:GUESSES_PER_TARGET]
+            known = self.beliefs.known.get(target) not in (None, "guard")  # then the known card is the only guess
+            others += actions[: 1 if known else GUESSES_PER_TARGET]
         return others
+
+    def _sure_loss(self, action: dict[str, Any], hand: list[str]) -> bool:
+        """A play that puts me out whatever the hidden cards are: the Princess, a Prince on myself beside her, a
+        Baron against a card I know to be higher than the one I keep. No sample can make it worth playing."""
+        rest = list(hand)
+        rest.remove(action["card"])
+        kept = rest[0] if rest else None
+        if action["card"] == "princess" or (
+            action["card"] == "prince" and action.get("target") == self.beliefs.seat and kept == "princess"
+        ):
+            return True
+        known = self.beliefs.known.get(action.get("target", -1)) if action["card"] == "baron" else None
+        values = self.rules.values
+        return known is not None and kept is not None and values[INDEX[known]] > values[INDEX[kept]]
 
     def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float) -> list[float]:
         """Mean tokens gained by each candidate; candidates clearly behind are dropped as samples come in, so

@@ -1,6 +1,7 @@
 """Fixtures for every test: a marker on the command line of each process a test starts, and the example bots
 in other languages (played where their runtime is installed); no fork of a process that has threads; and
-missing(), by which what CI installs is never silently skipped there; SIGINT heard even in a background job."""
+missing(), by which what CI installs is never silently skipped there; SIGINT heard even in a background job; a
+cache folder of its own."""
 
 from __future__ import annotations
 
@@ -64,6 +65,13 @@ def missing(reason: str) -> None:
 ROOT = Path(__file__).resolve().parents[1]
 JAVA_BOT = ROOT / "examples" / "java-bot" / "Bot.java"
 NODE_BOT = ROOT / "examples" / "node-bot" / "bot.js"
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache folder per test: the sandbox's notices said once per machine are said again in every test (and
+    none of them goes to the user's own ~/.cache)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(scope="session")

@@ -76,7 +76,9 @@ def test_each_bots_stderr_is_kept_match_by_match_and_shown_by_arena_logs_and_the
 
     listed = arena("logs", output)
     assert listed.returncode == 0, listed.stderr
-    assert listed.stdout.startswith(f"chatty: {len(chatty_matches)} matches, ")
+    size = sum(log.stat().st_size for log in logs.glob("*.log"))
+    assert size < 1024  # a few lines a match: said in bytes, not "0 KiB"
+    assert listed.stdout.startswith(f"chatty: {len(chatty_matches)} matches, {size} bytes in "), listed.stdout
     every = arena("logs", output, "chatty")
     assert every.stdout.count("==> ") == len(chatty_matches)
     assert every.stdout.index(f"==> {chatty_matches[0]} ") < every.stdout.index(f"==> {chatty_matches[1]} ")
@@ -143,6 +145,9 @@ def test_validate_estimates_the_rest_from_the_matches_played(tmp_path: Path) -> 
     refused, run = arena("validate", path), run_arena("run", path, "--quiet", cwd=tmp_path)
     assert (refused.returncode, refused.stdout) == (2, "")
     assert refused.stderr.startswith(f"arena: {tmp_path / 'out'} holds the results of a different configuration")
+    assert (
+        "(repeats: (none) → 200)" in refused.stderr and "`output:`" in refused.stderr and "--restart" in refused.stderr
+    )
     assert (run.returncode, run.stderr) == (2, refused.stderr)
     assert database.read_bytes() == before
     # The same output as an interrupted run of the longer tournament leaves it: 3 of its 600 matches played.

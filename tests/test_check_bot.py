@@ -55,8 +55,12 @@ def test_a_good_bot_passes(protocol: str, marker: str) -> None:
     for players in range(2, 7):
         assert f"  {players} players: 2 matches," in done.stdout
     assert "process started once" in done.stdout
-    slowest = re.search(r"slowest reply: ([0-9.]+) ms \(limit 1000 ms of CPU time", done.stdout)
-    assert slowest is not None and float(slowest.group(1)) > 0, done.stdout  # a fast bot shows tenths, not 0
+    replies = re.search(
+        r"reply times \((\d+) replies\), CPU ms: .* of 1000 .*; wall ms: .*most ([0-9.]+)\n", done.stdout
+    )
+    assert replies is not None and int(replies.group(1)) > 10, done.stdout
+    assert float(replies.group(2)) > 0, done.stdout  # a fast bot shows tenths, not 0
+    assert "slowest reply" not in done.stdout  # one summary of the reply times, not two
     peak, limit = peak_memory(done)
     assert 0 < peak < limit == 1024
     assert "\ndisk: 0 MB of 256\n" in done.stdout
@@ -111,6 +115,16 @@ def test_a_bad_bot_fails_and_its_fault_is_named(tmp_path: Path, marker: str, bod
     if "exception" in body:
         assert "  | about to fail" in done.stdout
         assert "  | RuntimeError: bug in act" in done.stdout
+    if "sleep" in body:  # the replies too late are among the reply times, with the time they had taken
+        late = re.search(r"reply times \((\d+) replies, 5 too late\), CPU ms: .*; wall ms: .*most (\d+)\n", done.stdout)
+        assert late is not None and int(late.group(1)) >= 5 and int(late.group(2)) >= 300, done.stdout
+
+
+def test_a_bot_that_never_answered_is_said_so_in_its_reply_times(tmp_path: Path, marker: str) -> None:
+    script = _bad_bot(tmp_path, "raise SystemExit('cannot start: missing model file')")
+    done = check_bot("--matches", "1", "--dir", script.parent, "--", sys.executable, script, marker)
+    assert "no reply from the bot; process started 3 times" in done.stdout, done.stdout
+    assert "reply times: none kept" not in done.stdout
 
 
 def test_check_bot_shows_what_the_bot_wrote_and_a_full_disk_is_its_own_affair(tmp_path: Path, marker: str) -> None:
@@ -208,6 +222,20 @@ def test_a_relative_script_path_works_from_the_bots_directory(tmp_path: Path, ma
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=directory)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checking mybot:" in done.stdout
+
+
+def test_a_path_through_dot_dot_and_a_linked_folder_into_the_bots_directory_works(tmp_path: Path, marker: str) -> None:
+    (tmp_path / "versions" / "2").mkdir(parents=True, mode=0o755)
+    shutil.copy(EXAMPLE, tmp_path / "versions" / "2" / "bot.py")
+    (tmp_path / "py").mkdir()
+    (tmp_path / "py" / "v2").symlink_to(Path("..") / "versions" / "2")  # py/v2 is a link to the real folder
+    (tmp_path / "java").mkdir()
+    command = [sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--", sys.executable, "../py/v2/bot.py"]
+    done = subprocess.run(
+        [*command, marker], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=tmp_path / "java"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"the bot's directory: {(tmp_path / 'versions' / '2').resolve()}" in done.stdout
 
 
 STDIO_BOT = """

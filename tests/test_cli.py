@@ -90,3 +90,27 @@ def test_help_describes_the_commands() -> None:
     assert helped.returncode == 0
     assert "play" in helped.stdout and "replay" in helped.stdout
     assert "--verify" in arena("replay", "--help").stdout
+
+
+def test_sizes_are_said_as_a_person_reads_them() -> None:
+    from arena.cli import _size
+
+    assert [_size(n) for n in (1, 243, 1536, 20 * 1024, int(3.2 * 1024 * 1024))] == [
+        "1 byte",
+        "243 bytes",
+        "1.5 KiB",
+        "20 KiB",
+        "3.2 MiB",
+    ]
+
+
+def test_arena_docs_shows_the_documentation_installed_with_it() -> None:
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run([sys.executable, "-m", "arena", "docs"], capture_output=True, text=True, check=True)
+    assert "configuration  Tournament files: the configuration reference" in listed.stdout.splitlines()
+    shown = subprocess.run(
+        [sys.executable, "-m", "arena", "docs", "configuration"], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout == (root / "docs" / "configuration.md").read_text(encoding="utf-8")
+    unknown = subprocess.run([sys.executable, "-m", "arena", "docs", "nope"], capture_output=True, text=True)
+    assert unknown.returncode == 2 and "no topic 'nope' (topics: bots, cluster, configuration" in unknown.stderr

@@ -646,3 +646,51 @@ def test_an_output_folder_with_a_nul_character_is_a_problem_not_a_traceback(tmp_
         assert problems(write(tmp_path, SMALL + bots + 'output: "a\\0b"\n')) == [
             f"{7 + bool(bots)}: output: must not hold a NUL character (\\0): no path can"
         ]
+
+
+def test_the_fields_of_another_configuration_are_named() -> None:
+    from arena.config.changes import changed_fields
+
+    stored = """
+name: night
+format: swiss
+rounds: 3
+concurrency: 2
+limits: {move_ms: 1000, memory_mb: 512}
+bots:
+  - {name: alice, builtin: random}
+  - {name: bob, builtin: heuristic}
+"""
+    current = """
+name: night
+format: swiss
+rounds: 4
+seed: 7
+concurrency: 1
+limits: {move_ms: 500, memory_mb: 512}
+bots:
+  - {name: alice, builtin: heuristic}
+  - {name: carol, builtin: search}
+"""
+    assert changed_fields(stored, current) == [
+        "bots: carol added, bob removed, alice changed",
+        "limits.move_ms: 1000 → 500",
+        "rounds: 3 → 4",
+        "seed: (none) → 7",
+    ]
+    assert changed_fields(stored, stored.replace("concurrency: 2", "concurrency: 8")) == []  # it decides nothing
+    assert changed_fields(stored, "[not a mapping]") == []
+
+
+def test_a_bare_program_name_is_looked_up_on_path_even_beside_a_folder_of_that_name(tmp_path: Path) -> None:
+    (tmp_path / "java").mkdir()  # the bot's sources, say; `java` is still the program on PATH
+    (tmp_path / "python3").mkdir()
+    (tmp_path / "bot.py").write_text("")
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "name: t\nformat: round-robin\nplayers_per_match: 2\nsandbox: none\noutput: out\nbots:\n"
+        "  - {name: a, command: [python3, bot.py]}\n  - {name: b, builtin: random}\n"
+    )
+    (entry,) = [bot for bot in load_config(path).bots if bot.command is not None]
+    assert entry.command is not None
+    assert entry.command.command == ("python3", str(tmp_path.resolve() / "bot.py"))

@@ -47,7 +47,8 @@ class Category(StrEnum):
     SELF_ELIMINATION = "self-elimination"
     """Playing the Princess, or a Prince on oneself while holding her, when another legal play keeps one in."""
     IMPOSSIBLE_GUESS = "impossible-guess"
-    """A Guard naming a card type every copy of which the guesser can see."""
+    """A Guard naming a card type every copy of which the guesser can see, when another guess names a card it
+    cannot see every copy of."""
     MISSED_KNOWN_GUESS = "missed-known-guess"
     """A Guard on a player whose card the guesser provably knows, naming another card."""
     KNOWN_LOSING_BARON = "known-losing-baron"
@@ -125,7 +126,7 @@ class Seat:
             return Category.SELF_ELIMINATION
         known = self.known.get(play.target) if play.target is not None else None
         if play.card is GUARD and play.guess is not None:
-            if self._all_seen(view, play.guess):
+            if self._all_seen(view, play.guess) and self._some_guess(view, play.target):
                 return Category.IMPOSSIBLE_GUESS
             if known is not None and known is not GUARD and known is not play.guess:
                 return Category.MISSED_KNOWN_GUESS
@@ -158,6 +159,18 @@ class Seat:
             rest.remove(PRINCE)
             return PRINCESS in rest
         return False
+
+    def _some_guess(self, view: View, target: int | None) -> bool:
+        """Whether some Guard guess on `target` names a card not all of whose copies are in sight: where none does,
+        the Guard can hit nothing, and naming one card or another is no mistake."""
+        return any(
+            type(other) is Play
+            and other.card is GUARD
+            and other.target == target
+            and other.guess is not None
+            and not self._all_seen(view, other.guess)
+            for other in view.legal
+        )
 
     def _all_seen(self, view: View, card: Card) -> bool:
         """Every copy of `card` is face up this round (a discard, a 2-player face-up card) or in this seat's hand."""

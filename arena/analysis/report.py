@@ -7,6 +7,7 @@ from typing import Any
 from arena.analysis.diagnose import BotDiagnosis, Spread
 from arena.analysis.fairplay import BotFairPlay
 from arena.analysis.mistakes import Category
+from arena.engine import FaultReason
 
 SHOWN_STEPS = 5
 """Mistakes named at most per category; the rest are counted."""
@@ -48,13 +49,21 @@ def _total(bot: BotDiagnosis) -> str:
 
 
 def replies(bot: BotDiagnosis) -> str:
+    """Every move's reply, the ones too late included (with the time they had used when they were cut off)."""
     spread, wall = bot.reply_ms, bot.reply_wall_ms
     if spread is None or wall is None:
+        if not bot.decisions and bot.faults:
+            kinds = ", ".join(f"{reason} {count}" for reason, count in bot.json()["faults"].items())
+            return f"reply times: none: it never answered a move (its faults: {kinds})"
         return "reply times: none kept (played in-process, or recorded before they were kept)"
     closest = bot.closest_to_limit or 0.0
+    late = sum(fault.reason is FaultReason.TIMEOUT for fault in bot.faults)
+    counted = f"{len(bot.cpu_ms)} {'reply' if len(bot.cpu_ms) == 1 else 'replies'}" + (
+        f", {late} too late" if late else ""
+    )
     return (
-        f"reply times, CPU ms: {_spread(spread)} of {bot.move_ms} ({closest:.1%} of the limit at most);"
-        f" wall ms: {_spread(wall)}"
+        f"reply times ({counted}), CPU ms: {_spread(spread)} of {bot.move_ms} ({closest:.1%} of the limit at"
+        f" most); wall ms: {_spread(wall)}"
     )
 
 

@@ -31,7 +31,7 @@ from arena.engine import FaultReason
 from arena.errors import PlayerFault
 from arena.players import channels
 from arena.players.channels import POLLIN, Channel, Dropped
-from arena.players.values import BotCommand, Timing
+from arena.players.values import BotCommand, Timing, Transport
 from arena.protocol import read_hello, read_reply, shutdown_message, welcome_message
 from arena.protocol.replies import malformed
 from arena.sandbox import BotProcess, LaunchSpec, Limits, SandboxError, SandboxLevel, SetupError, probe
@@ -58,6 +58,10 @@ but not more often than this."""
 OFF_TURN_MS = 100
 """The CPU time a frozen bot's processes may use between a reply and the next request (freezing takes a moment):
 beyond it, something of the bot escaped the freezer, and that is a limit fault."""
+STDIO_FLUSH_HINT = (
+    "; over stdio a bot must flush its standard output after each line (Python: print(..., flush=True); Java:"
+    " System.out.flush()), or its hello waits in a buffer"
+)
 STDIO_HINT = "it wrote its hello to standard output: it speaks over its standard streams (protocol stdio)"
 
 
@@ -219,6 +223,8 @@ class BotHost:
             identity, payload = self._wait(deadline, handshake=True)
             if payload is None:
                 note = f"; ignored: {ignored}" if ignored else ""
+                if self.bot.protocol is Transport.STDIO and not ignored:
+                    note += STDIO_FLUSH_HINT
                 raise self.fault(
                     PlayerFault(FaultReason.HANDSHAKE, f"no hello within {self.timing.startup_ms} ms{note}")
                 )
@@ -268,6 +274,7 @@ class BotHost:
         _, payload = self._wait(sent + timing.wall_ms / 1000, budget=budget)
         if payload is None:
             budget.spent()  # the latest reading, for the detail
+            self._timed_out(message, (clock.cpu_ns() - start_cpu) / 1e6, sent)
             raise self.fault(PlayerFault(FaultReason.TIMEOUT, budget.late(message["type"], timing)))
         used = clock.cpu_ns()
         if freeze and not timing.ponder:
@@ -275,6 +282,7 @@ class BotHost:
             self._cpu_at_reply = used
         used_ms = (used - start_cpu) / 1e6
         if used_ms > timing.move_ms:
+            self._timed_out(message, used_ms, sent)
             raise self.fault(PlayerFault(FaultReason.TIMEOUT, _cpu_late(message["type"], used_ms, timing)))
         stats = self.stats
         stats.replies += 1
@@ -291,6 +299,12 @@ class BotHost:
             return read_reply(payload, message["type"])
         except PlayerFault as fault:
             raise self.fault(fault) from None
+
+    def _timed_out(self, message: dict[str, Any], used_ms: float, sent: float) -> None:
+        """A move answered too late counts among the reply times, with what it used: the slowest replies are the
+        ones a summary must not leave out."""
+        if message["type"] == "act":
+            self._reply_times.append((used_ms, (time.monotonic() - sent) * 1000))
 
     def _wait(
         self, deadline: float, handshake: bool = False, budget: _CpuBudget | None = None

@@ -41,17 +41,19 @@ class BotCommand:
         """A command as its author wrote it in `directory`: arguments naming its files become absolute paths,
         since a sandboxed bot starts in a private working directory."""
         directory = directory.resolve()
-        resolved = tuple(_in(directory, part) for part in command)
-        return cls(name, resolved, Transport(protocol), directory)
+        program, *arguments = command
+        if os.sep in program:  # a bare name is looked up on the bot's PATH, as a shell would: never a file here
+            program = _in(directory, program)
+        return cls(name, (program, *(_in(directory, part) for part in arguments)), Transport(protocol), directory)
 
 
 def _in(directory: Path, part: str) -> str:
-    """part as an absolute path if it names a file from directory, without `..` (a sandbox shows the bot's
-    directory, not the folders a path passes through on its way there); else part as it is."""
+    """part as an absolute path if it names a file from directory, with neither `..` nor symbolic links (a
+    sandbox shows the bot's directory where it really is, not the folders and links a path passes through on its
+    way there); else part as it is."""
     if Path(part).is_absolute() or not (directory / part).exists():
         return part
-    plain = os.path.normpath(directory / part)
-    return plain if os.path.exists(plain) else str(directory / part)
+    return os.path.realpath(directory / part)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ def read_reply(payload: bytes, message_type: str) -> dict[str, Any]:
     kind = reply.get("type")
     if type(kind) is not str or kind != expected:
         named = repr(kind[:80]) if type(kind) is str else shown(kind)
-        raise malformed(f'the reply to {message_type} has type {named}, not "{expected}"')
+        raise malformed(f'the reply to {message_type} has type {named}, not "{expected}": {snippet(payload)}')
     if type(reply.get("index")) is float:
         # orjson reads an integer past 64 bits as a float: read exactly whether the index is an integer
         try:
@@ -67,7 +67,7 @@ def chosen_action(reply: dict[str, Any], decision: Decision, view: View) -> Acti
     has_action, has_index = "action" in reply, "index" in reply
     if has_action == has_index:
         which = "both" if has_action else "neither"
-        raise malformed(f'an action reply has exactly one of "action" and "index", not {which}')
+        raise malformed(f'an action reply has exactly one of "action" and "index", not {which}: {shown(reply)}')
     legal = decision.legal
     if has_index:
         index = reply["index"]

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from arena import __version__
 from arena.config import Format, TournamentConfig, config_hash
-from arena.errors import RunStopped
+from arena.errors import RunInterrupted, RunStopped
 from arena.matches import MatchFailed, MatchJob, match_seed
 from arena.runner.executor import Executor, executor_for
 from arena.runner.schedule import schedule_of
@@ -128,7 +128,7 @@ def run_tournament(
     assert seed is not None  # create_or_resume keeps one
     remove_partials(config.output)  # left by an arena killed mid-write
     pool: Executor | None = None
-    bar = tqdm(
+    bar = tqdm(  # counts the matches this run plays: the kept ones would make its rate and ETA nonsense
         total=None,
         unit="match",
         desc=config.name,
@@ -146,22 +146,23 @@ def run_tournament(
         finished = store.finished_ids()
         schedule = schedule_of(config, store)
         for tables, expected in schedule:
-            shown = {"faults": faults, **schedule.status()}
-            bar.set_postfix(shown, refresh=False)
-            bar.total = max(scheduled + len(tables), expected)
             scheduled += len(tables)
+            kept += sum(table.match_id in finished for table in tables)
+            shown = {"faults": faults, **({"kept": kept} if kept else {}), **schedule.status()}
+            bar.set_postfix(shown, refresh=False)
+            bar.total = max(scheduled, expected) - kept
             jobs = []
             for table in tables:
                 deal = match_seed(seed, table.deal_key)
                 job = MatchJob(table.match_id, table.round, table.seats, table.deal_key, deal)
                 if table.match_id in finished:
-                    kept += 1
-                elif table.is_bye:
+                    continue
+                if table.is_bye:
                     store.record_bye(job)
                     played += 1
                 else:
                     jobs.append(job)
-            bar.update(len(tables) - len(jobs))
+            bar.update(sum(table.is_bye and table.match_id not in finished for table in tables))
             bar.refresh()
             if not jobs:
                 continue
@@ -202,6 +203,8 @@ def run_tournament(
         if pool is not None:
             pool.close()
             pool = None
+    except KeyboardInterrupt:
+        raise RunInterrupted(config.output, played + kept, int(bar.total or 0) + kept or scheduled) from None
     finally:
         bar.close()
         if pool is not None:

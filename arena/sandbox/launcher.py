@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import re
 import secrets
 import signal
 import socket
@@ -26,7 +27,6 @@ from arena.sandbox import (
     cpuclock,
     disk,
     guardian,
-    memwatch,
     notices,
     plans,
     reaper,
@@ -84,8 +84,9 @@ def _memory_limit(limits: Limits) -> tuple[cgroups.BotCgroup | None, Limits]:
     if limits.memory_mechanism is MemoryMechanism.CGROUP:
         raise SetupError(f"memory_mechanism is cgroup, but {problem}")
     notices.warn_once(
-        f"sandbox: no memory cgroup for bots here ({problem}); memory_mb limits each process's data (RLIMIT_DATA)"
-        f" and the resident memory of each bot's processes together, looked at every {memwatch.WATCH_INTERVAL_S} s"
+        f"sandbox: no memory cgroup for bots here ({_short(problem)}): memory_mb is held by RLIMIT_DATA and a watch"
+        " of resident memory instead (`arena docs configuration`, Sandbox; `arena doctor --sandbox` says more)",
+        per_machine=True,
     )
     return None, replace(limits, memory_mechanism=MemoryMechanism.RLIMIT)
 
@@ -109,11 +110,18 @@ def _cpu_clock(cgroup: cgroups.BotCgroup | None) -> cpuclock.CgroupClock | cpucl
     clock = cpuclock.for_memory_cgroup(cgroup) or cpuclock.create()
     if isinstance(clock, str):
         notices.warn_once(
-            f"sandbox: no cgroup for bots' CPU time here ({clock}); it is read from /proc for each bot's process"
-            " tree, and a bot off its turn is stopped with SIGSTOP"
+            f"sandbox: no CPU cgroup for bots here ({_short(clock)}): CPU time is read from /proc instead"
+            " (`arena docs configuration`, Sandbox; `arena doctor --sandbox` says more)",
+            per_machine=True,
         )
         return None
     return clock
+
+
+def _short(problem: str) -> str:
+    """The cause of a cgroup problem without its paths: "Permission denied", "no memory controller"."""
+    causes = re.findall(r"\(([^()]+)\)", problem)
+    return ", ".join(dict.fromkeys(causes)) if causes else problem.split(";")[0]
 
 
 def _give_to(user: users.BotUser, directory: Path) -> None:

@@ -44,15 +44,46 @@ def share(answers: dict[str, str | None], told: list[str]) -> None:
     os.environ[SHARED_VARIABLE] = json.dumps(shared)
 
 
-def warn_once(warning: str) -> None:
+def warn_once(warning: str, *, per_machine: bool = False) -> None:
     """Log a warning the first time it applies in this process, unless resolve_level() returned it here or in a
-    parent process (whose caller said it)."""
+    parent process (whose caller said it). `per_machine`: a fact of the machine that no run can change (no cgroup
+    for an ordinary user): said once for this user on this machine, noted in its cache folder, then logged at
+    debug level only (`arena doctor --sandbox` says it every time)."""
     said = inherited().get("told")
     with _warned_lock:
         if warning in _warned or (isinstance(said, list) and warning in said):
             return
         _warned.add(warning)
+    if per_machine and not _first_on_this_machine(warning):
+        log.debug("%s", warning)
+        return
     log.warning("%s", warning)
+
+
+def said_on_this_machine() -> Path:
+    """Where the notices said once per machine are noted: the user's cache folder."""
+    cache = os.environ.get("XDG_CACHE_HOME")
+    if not cache:
+        try:
+            cache = str(Path(pwd.getpwuid(os.geteuid()).pw_dir) / ".cache")
+        except KeyError:  # a user id without an account (a container's): its HOME, if any
+            cache = str(Path(os.environ.get("HOME") or "/nonexistent") / ".cache")
+    return Path(cache) / "loveletter-arena" / "notices-said"
+
+
+def _first_on_this_machine(warning: str) -> bool:
+    """Whether the warning was never noted here before; notes it. Where nothing can be noted, every run says it."""
+    path = said_on_this_machine()
+    try:
+        said = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        if warning in said:
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as notes:
+            notes.write(warning + "\n")
+    except OSError:
+        return True
+    return True
 
 
 def forget() -> None:

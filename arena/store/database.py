@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from arena.config.changes import changed_fields
 from arena.engine import FaultReason
 from arena.errors import OutputDiskFull, StoreError
 from arena.matches import FaultRow, MatchDone, MatchJob, SeatStats, draw_tournament_seed
@@ -165,8 +166,9 @@ class ResultStore:
                 {**meta, "config_hash": config_hash, TOURNAMENT_SEED: str(drawn), "created_at": str(time.time())}
             )
         elif stored != config_hash:
+            text = store.meta().get("config_text", "")
             store.close()
-            raise another_configuration(output, stored, config_hash)
+            raise another_configuration(output, text, meta.get("config_text", ""))
         else:
             store._resume_seed(seed)
         return store
@@ -461,11 +463,17 @@ _COLUMNS = (
 )
 
 
-def another_configuration(output: Path, stored: str, config_hash: str) -> StoreError:
-    """Why results of this configuration cannot go to `output`."""
+def another_configuration(output: Path, stored_text: str, current_text: str) -> StoreError:
+    """Why results of this configuration cannot go to `output`: the fields that changed, and what to do."""
+    changes = changed_fields(stored_text, current_text)
+    what = (
+        "; ".join(changes)
+        if changes
+        else "no field of the file changed, so a bot's files, a path or the arena's version of a bot did"
+    )
     return StoreError(
-        f"{output} holds the results of a different configuration (stored hash {stored[:12]}, this file's"
-        f" {config_hash[:12]}); use another output folder, or --restart to discard those results"
+        f"{output} holds the results of a different configuration ({what}); to keep both, give this file another"
+        f" `output:` folder; to discard those results, run with --restart"
     )
 
 
@@ -491,7 +499,16 @@ def recorded_durations(output: Path) -> list[float]:
 
 def recorded_config_hash(output: Path) -> str | None:
     """The hash of the configuration whose results `output` holds, if any."""
-    rows = _read_only(output, "SELECT value FROM meta WHERE key = 'config_hash'")
+    return _recorded_meta(output, "config_hash")
+
+
+def recorded_config_text(output: Path) -> str:
+    """The text of the file whose results `output` holds (empty if unknown)."""
+    return _recorded_meta(output, "config_text") or ""
+
+
+def _recorded_meta(output: Path, key: str) -> str | None:
+    rows = _read_only(output, f"SELECT value FROM meta WHERE key = '{key}'")
     return str(rows[0][0]) if rows else None
 
 

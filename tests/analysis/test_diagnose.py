@@ -78,7 +78,7 @@ def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_
 
     table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
     assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
-    assert any(line.startswith("  reply times, CPU ms: median ") for line in table)
+    assert f"  reply times ({first['decisions']} replies), CPU ms: median " in "\n".join(table)
     assert table[-2:] == ["  faults: none", "  fair play: none"]
     unknown = arena("diagnose", output, "--bot", "nobody")
     assert unknown.returncode == 2 and "no bot 'nobody'" in unknown.stderr
@@ -180,7 +180,7 @@ def test_check_bot_prints_the_same_summary_and_keeps_the_replays_it_names(tmp_pa
     decisions = int(summary.split()[0])
     named = [line for line in lines if line.startswith("  impossible-guess ")]
     assert named, done.stdout  # the first legal Guard names the Priest whether or not both are in sight
-    assert any(line.startswith("  reply times, CPU ms: median ") for line in lines)
+    assert any(line.startswith(f"  reply times ({decisions} replies), CPU ms: median ") for line in lines)
     judged = 0
     for replay in sorted(replays.glob("check-*.jsonl")):
         lines_of = read_replay(replay)
@@ -202,3 +202,21 @@ def test_the_gradebook_names_a_candidates_fair_play_flag(tmp_path: Path) -> None
     (flag,) = shown["fair_play"]["flags"]
     assert row["bot"] == "seer" and row["fair_play_flags"] == "1"
     assert row["fair_play"] == f"{Flag.KNOWS_MORE.value} p={flag['p_value']:.2g}"
+
+
+def test_a_bot_that_never_answered_a_move_is_said_so_not_that_its_times_were_not_kept() -> None:
+    from arena.analysis.diagnose import BotDiagnosis
+    from arena.analysis.report import replies
+    from arena.engine import FaultReason
+    from arena.matches import FaultRow
+
+    silent = BotDiagnosis("silent", 1000)
+    silent.faults = [
+        FaultRow(f"m{n}", 0, "silent", FaultReason.HANDSHAKE, "no hello within 10000 ms", "", False) for n in range(3)
+    ]
+    assert replies(silent) == "reply times: none: it never answered a move (its faults: handshake 3)"
+    in_process = BotDiagnosis("random", 1000, decisions=40)
+    assert replies(in_process) == "reply times: none kept (played in-process, or recorded before they were kept)"
+    late = BotDiagnosis("slow", 100, decisions=2, cpu_ms=[1.0, 2.0, 130.0], wall_ms=[2.0, 3.0, 140.0])
+    late.faults = [FaultRow("m0", 0, "slow", FaultReason.TIMEOUT, "no reply to act within 100 ms", "", False)]
+    assert replies(late).startswith("reply times (3 replies, 1 too late), CPU ms: median 2.0, 95% 130, most 130 of 100")

@@ -12,7 +12,7 @@ import pytest
 
 from arena.engine import FaultReason
 from arena.players import RandomPlayer
-from arena.players.host import START_ATTEMPTS, STDIO_HINT, BotHost
+from arena.players.host import START_ATTEMPTS, STDIO_FLUSH_HINT, STDIO_HINT, BotHost
 from arena.players.values import BotCommand, Timing
 from arena.sandbox import SandboxLevel
 from tests.players.conftest import STDIO_PRELUDE, ZMQ_PRELUDE
@@ -186,6 +186,18 @@ def test_a_zmq_bot_that_says_hello_on_its_stdout_is_told_to_use_stdio(hostile: M
     assert fault.reason in (FaultReason.CRASH, FaultReason.HANDSHAKE)
     assert fault.detail.endswith(STDIO_HINT)
     assert host.stats.hello_on_stdout
+
+
+def test_a_stdio_bot_that_never_flushes_its_hello_is_told_to_flush(hostile: MakeHost) -> None:
+    unflushed = (  # its hello waits in the buffer for good, whatever PYTHONUNBUFFERED says
+        STDIO_PRELUDE.replace("    sys.stdout.flush()\n", "")
+        + "sys.stdout = open(sys.stdout.fileno(), 'w', buffering=8192, closefd=False)\n"
+    )
+    host = hostile("stdio", prelude=unflushed)
+    host.timing = Timing(move_ms=1500, startup_ms=1500, wall_factor=1)
+    fault = only_fault(play([host, RandomPlayer(1)]))
+    assert fault.reason is FaultReason.HANDSHAKE
+    assert fault.detail.startswith("no hello within 1500 ms") and fault.detail.endswith(STDIO_FLUSH_HINT)
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -59,3 +59,28 @@ def test_a_stdio_bot_that_never_reads_does_not_block_the_arena(tmp_path: Path, m
     host = host_for(stdio_bot(tmp_path, marker, before_hello="time.sleep(60)"), startup_ms=800)
     fault = only_fault(play([host, RandomPlayer(1)]))
     assert fault.reason is FaultReason.HANDSHAKE
+
+
+SDK_PRINTER = """
+import sys
+from arena.sdk import run
+
+def act(message):
+    print("thinking about", message["match_id"])  # to stdout, as beginners do
+    return 0
+
+run(act)
+"""
+
+
+@pytest.mark.parametrize("protocol", ["stdio", "zmq"])
+def test_an_sdk_bot_that_prints_to_stdout_plays_on_and_its_prints_reach_its_log(
+    tmp_path: Path, marker: str, host_for, protocol: str
+) -> None:
+    directory = tmp_path / "printer"
+    directory.mkdir(mode=0o755)
+    (directory / "bot.py").write_text(SDK_PRINTER)
+    host = host_for(BotCommand("printer", (sys.executable, str(directory / "bot.py"), marker), protocol, directory))
+    outcome = play([host, RandomPlayer(1)], match_id="printed")
+    assert outcome.faults == ()
+    assert b"thinking about printed" in host.take_log()

@@ -189,9 +189,22 @@ def test_an_interrupted_tournament_resumes_to_the_same_results(tournament_file: 
     with pytest.raises(KeyboardInterrupt):
         run_tournament(config, progress=False, executor=StopAfter(2))
     assert 2 <= len(results(config.output)) < 6
+    kept = len(results(config.output))
     summary = run_tournament(config, progress=False)
-    assert summary.kept >= 2 and summary.kept + summary.played == 6
+    assert summary.kept == kept and summary.kept + summary.played == 6
     assert results(config.output) == results(whole.output)
+
+
+def test_a_resumed_runs_progress_counts_only_the_matches_it_plays(
+    tournament_file: MakeFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = load_config(tournament_file(name="p", builtins=("random", "heuristic", "random"), programs=0))
+    with pytest.raises(KeyboardInterrupt, match=r"interrupted: \d+ of 3 matches are kept"):
+        run_tournament(config, progress=False, executor=StopAfter(1))
+    kept = len(results(config.output))
+    run_tournament(config, progress=True)
+    bar = capsys.readouterr().err.replace("\r", "\n").splitlines()[-1]
+    assert f" {3 - kept}/{3 - kept} " in bar and f"kept={kept}" in bar, bar
 
 
 def test_another_configuration_in_the_same_output_is_refused_unless_restarted(tournament_file: MakeFile) -> None:
@@ -273,6 +286,8 @@ def test_ctrl_c_keeps_finished_matches_and_leaves_no_process(
     assert "interrupted" in err and "Traceback" not in err, err
     hold.unlink()
     kept = results(config.output)
+    said = f"arena: interrupted: {len(kept)} of {6 * 20} matches are kept in {config.output}; run the same command"
+    assert said in err, err
     assert 3 <= len(kept) < 6 * 20
     assert held_and_played(kept) == []
     summary = run_tournament(config, progress=False)

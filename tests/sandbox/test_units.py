@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -198,3 +199,23 @@ def test_bwraps_info_is_read_whole_though_written_in_pieces() -> None:
         os.close(read_end)
         if write_end >= 0:
             os.close(write_end)
+
+
+def test_a_fact_of_the_machine_is_said_once_per_machine_not_at_every_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from arena.sandbox import notices
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    said = "sandbox: no CPU cgroup for bots here (Permission denied): CPU time is read from /proc instead"
+    for run in range(3):  # three runs: each a fresh process as far as the notices know
+        notices.forget()
+        with caplog.at_level(logging.DEBUG, logger="arena.sandbox.notices"):
+            notices.warn_once(said, per_machine=True)
+            notices.warn_once("sandbox: something of this run", per_machine=False)
+        levels = [(record.levelno, record.getMessage()) for record in caplog.records]
+        assert (logging.WARNING if run == 0 else logging.DEBUG, said) in levels
+        assert (logging.WARNING, "sandbox: something of this run") in levels
+        caplog.clear()
+    assert notices.said_on_this_machine().read_text() == said + "\n"
+    notices.forget()
