@@ -21,6 +21,7 @@ from arena.sandbox.spec import Limits, MemoryMechanism
 
 if TYPE_CHECKING:
     from arena.config import TournamentConfig
+    from arena.plugins import BotOption
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -183,6 +184,7 @@ def _stderr_echo(name: str) -> Callable[[bytes], None]:
 
 
 def _bots(args: argparse.Namespace) -> int:
+    """Every installed bot; under each, the options a tournament file may set for it (`options:`)."""
     from arena.plugins import load_registry
     from arena.plugins.manager import DISABLE_VARIABLE, plugins_disabled
 
@@ -198,6 +200,7 @@ def _bots(args: argparse.Namespace) -> int:
                 "version": bot.version,
                 "protocol": bot.spec.protocol,
                 "in_process": bot.spec.player is not None,
+                "options": [_option_json(option) for option in bot.spec.options],
             }
             for bot in bots
         ]
@@ -205,9 +208,22 @@ def _bots(args: argparse.Namespace) -> int:
         return 0
     rows = [(bot.name, bot.spec.description, f"{bot.distribution} {bot.version}") for bot in bots]
     widths = [max((len(row[column]) for row in rows), default=0) for column in range(2)]
-    for name, description, source in rows:
+    for bot, (name, description, source) in zip(bots, rows, strict=True):
         print(f"{name:<{widths[0]}}  {description:<{widths[1]}}  {source}")
+        for option in bot.spec.options:
+            default = "not set unless given" if option.default is None else f"default {option.default}"
+            print(f"{'':<{widths[0]}}  option {option.name} ({option.kind.__name__}, {default}): {option.help}")
     return 0
+
+
+def _option_json(option: BotOption) -> dict[str, object]:
+    return {
+        "name": option.name,
+        "type": option.kind.__name__,
+        "default": option.default,
+        "minimum": option.minimum,
+        "help": option.help,
+    }
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -1,24 +1,29 @@
-"""How strong the built-in bots are: match win rates with 95% intervals, seats rotated, and time per move.
+"""How strong the built-in bots are: win rates with 95% intervals over duplicate deals, and CPU time per move.
 
-Experiments (2019 rules, whole matches to the official token target, in-process players):
-  heuristic-vs-random  4 players: `heuristic` against 3 `random`   (goal: at least 60%; chance: 25%)
-  search-vs-heuristic  4 players: `search` against 3 `heuristic`   (goal: at least 35%)
-  search-duel          2 players: `search` against `heuristic`     (goal: at least 60%)
+Pairings (2019 rules, whole matches to the token target, in-process players as the arena plays built-ins):
+  search-vs-heuristic-2p   2 players: `search` against `heuristic`                      (target >= 65%)
+  search-vs-heuristic-4p   4 players: `search` against 3 `heuristic` (chance 25%)       (target >= 40%)
+  search-vs-old-search     2 players: `search` against the search of 2026-12-06        (target >= 60%)
+  search-vs-counter        2 players: `search` against a card counter playing the best single move  (>= 65%)
+  heuristic-vs-random      2 players: the ladder's first step
+  strong-vs-search         2 players: `search-strong` against `search`, the ladder's last step
 
-The candidate sits in seat (match number mod players), so it holds every seat equally often; match i
-of an experiment uses seed i, so a run is reproducible. A match counts as won when the candidate is
-among its winners. With --samples the search bot samples a fixed number of hidden states per decision
-instead of searching for a share of the deadline, which makes the figures independent of the
-machine's load (and the run deterministic); the output says how long that took per move.
+Duplicate deals: the deal of seed k is played once with the candidate in every seat (match i plays seed
+i // players with the candidate in seat i % players), so both sides meet the same cards. A match counts as won
+when the candidate is among its winners. Every bot's play depends on the seed alone, so a run is reproducible.
+CPU time per move is the candidate's `act` (time.process_time of its worker process): median and 99th
+percentile. The ladder's ratings are Elo differences from the 2-player win rates (random 0).
 
-usage: python benchmarks/strength.py [--matches N] [--samples N | --move-ms MS] [--workers N] [--json]
+usage: python benchmarks/strength.py [--matches N] [--only NAME ...] [--workers N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -26,132 +31,205 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.bots.beliefs import Beliefs
 from arena.bots.heuristic import HeuristicBot
 from arena.bots.random_bot import RandomBot
-from arena.bots.search import SearchBot
+from arena.bots.search import PLAYOUTS, STRONG_PLAYOUTS, SearchBot
 from arena.engine import RULESETS, Match
 from arena.players.local import MessagePlayer
 from arena.runner import play_match
 from arena.tournament.stats import wilson_interval
 
-EXPERIMENTS: dict[str, tuple[int, str, str, float]] = {
-    "heuristic-vs-random": (4, "heuristic", "random", 0.60),
-    "search-vs-heuristic": (4, "search", "heuristic", 0.35),
-    "search-duel": (2, "search", "heuristic", 0.60),
+OLD_SEARCH_PLAYOUTS = 1200
+"""The search of 2026-12-06 thought for 10% of a 1000 ms deadline: about 200 sampled states a decision, which is
+about this many playouts (BENCHMARKS.md, Bot strength, 2026-12-02); its candidates were those of today's bot."""
+
+
+class BestSingleMove:
+    """A card counter that plays the move with the best immediate odds, as a student writes in an afternoon: a
+    Guard names the likeliest card, a Baron when it more likely wins than loses, a Prince where the Princess likely
+    is; never the Princess."""
+
+    def __init__(self) -> None:
+        self.beliefs = Beliefs()
+
+    def match_start(self, message: dict[str, Any]) -> None:
+        self.beliefs.match_start(message)
+
+    def act(self, message: dict[str, Any]) -> Any:
+        beliefs = self.beliefs
+        beliefs.act(message)
+        legal = message["legal"]
+        if message["decision"] == "chancellor":
+            answer = max(legal, key=lambda a: beliefs.values[a["keep"]])
+        else:
+            unseen = beliefs.unseen()
+            answer = max(legal, key=lambda action: self._odds(action, message, unseen))
+        beliefs.chose(answer)
+        return answer
+
+    def _odds(self, action: dict[str, Any], message: dict[str, Any], unseen: Any) -> float:
+        card, target = action["card"], action.get("target")
+        if card == "princess":
+            return -10.0
+        if target is None or target == self.beliefs.seat:
+            return 0.0
+        odds = self.beliefs.hand_odds(target, unseen)
+        values = self.beliefs.values
+        rest = list(message["hand"])
+        rest.remove(card)
+        kept = rest[0] if rest else None
+        if card == "guard":
+            return odds.get(action["guess"], 0.0)
+        if card == "baron" and kept is not None:
+            mine = values[kept]
+            return sum(p * ((values[c] < mine) - (values[c] > mine)) for c, p in odds.items())
+        if card == "prince":
+            return odds.get("princess", 0.0)
+        return 0.0
+
+
+MAKERS: dict[str, Callable[[], Any]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "search": lambda: SearchBot(playouts=PLAYOUTS),
+    "search-strong": lambda: SearchBot(playouts=STRONG_PLAYOUTS),
+    "old-search": lambda: SearchBot(playouts=OLD_SEARCH_PLAYOUTS, seed=1),
+    "counter": BestSingleMove,
 }
+
+PAIRINGS: dict[str, tuple[int, str, str, float | None]] = {
+    "search-vs-heuristic-2p": (2, "search", "heuristic", 0.65),
+    "search-vs-heuristic-4p": (4, "search", "heuristic", 0.40),
+    "search-vs-old-search": (2, "search", "old-search", 0.60),
+    "search-vs-counter": (2, "search", "counter", 0.65),
+    "heuristic-vs-random": (2, "heuristic", "random", None),
+    "strong-vs-search": (2, "search-strong", "search", None),
+}
+"""Name: (players, candidate, opponent at every other seat, target win rate)."""
 
 
 class Timed:
-    """Wraps a bot to add up the time it spends answering."""
+    """A bot whose `act` CPU times are kept."""
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
-        self.seconds = 0.0
-        self.moves = 0
+        self.times: list[float] = []
 
     def match_start(self, message: dict[str, Any]) -> None:
         self.bot.match_start(message)
 
     def act(self, message: dict[str, Any]) -> Any:
-        start = time.perf_counter()
+        start = time.process_time()
         answer = self.bot.act(message)
-        self.seconds += time.perf_counter() - start
-        self.moves += 1
+        self.times.append(time.process_time() - start)
         return answer
 
 
-def make_bot(name: str, samples: int | None) -> Any:
-    makers: dict[str, Callable[[], Any]] = {
-        "random": RandomBot,
-        "heuristic": HeuristicBot,
-        "search": lambda: SearchBot(samples=samples),
-    }
-    return makers[name]()
-
-
-def play_one(job: tuple[str, int, int | None, int]) -> tuple[bool, dict[str, tuple[float, int]]]:
-    """One match of an experiment: whether the candidate won, and each bot kind's (seconds, moves)."""
-    experiment, index, samples, move_ms = job
-    players, candidate, opponent, _ = EXPERIMENTS[experiment]
+def play_one(job: tuple[str, int]) -> tuple[bool, list[float]]:
+    """One match of a pairing: whether the candidate won, and its CPU seconds per move."""
+    pairing, index = job
+    players, candidate, opponent, _ = PAIRINGS[pairing]
     seat = index % players
-    kinds = [candidate if s == seat else opponent for s in range(players)]
-    bots = [Timed(make_bot(kind, samples)) for kind in kinds]
-    match = Match(RULESETS["2019"], [f"{kind}-{s}" for s, kind in enumerate(kinds)], index)
-    outcome = play_match(match, [MessagePlayer(bot, move_ms) for bot in bots], f"{experiment}-{index}")
+    timed = Timed(MAKERS[candidate]())
+    bots = [timed if s == seat else MAKERS[opponent]() for s in range(players)]
+    names = [candidate if s == seat else f"{opponent}-{s}" for s in range(players)]
+    match = Match(RULESETS["2019"], names, index // players)
+    outcome = play_match(match, [MessagePlayer(bot, 1000) for bot in bots], f"{pairing}-{index}")
     if outcome.faults:
-        raise RuntimeError(f"{experiment} match {index}: {outcome.faults}")
-    timing: dict[str, tuple[float, int]] = {}
-    for kind, bot in zip(kinds, bots, strict=True):
-        seconds, moves = timing.get(kind, (0.0, 0))
-        timing[kind] = (seconds + bot.seconds, moves + bot.moves)
-    return seat in outcome.result.winners, timing
+        raise RuntimeError(f"{pairing} match {index}: {outcome.faults}")
+    return seat in outcome.result.winners, timed.times
 
 
 @dataclass
 class Figure:
-    experiment: str
+    pairing: str
     players: int
     matches: int
     wins: int
     win_rate: float
     low: float
     high: float
-    goal: float
-    ms_per_move: dict[str, float]
+    target: float | None
+    cpu_ms_median: float
+    cpu_ms_p99: float
     seconds: float
 
+    @property
+    def verdict(self) -> str:
+        if self.target is None:
+            return ""
+        return "met" if self.win_rate >= self.target else "NOT met"
 
-def run(experiment: str, matches: int, samples: int | None, move_ms: int, workers: int) -> Figure:
+
+def run(pairing: str, matches: int, workers: int) -> Figure:
     started = time.perf_counter()
-    jobs = [(experiment, i, samples, move_ms) for i in range(matches)]
-    wins, spent = 0, dict[str, tuple[float, int]]()
+    players = PAIRINGS[pairing][0]
+    matches -= matches % players  # whole deals
+    wins, times = 0, []
     with ProcessPoolExecutor(workers) as pool:
-        for won, timing in pool.map(play_one, jobs, chunksize=4):
+        for won, spent in pool.map(play_one, [(pairing, i) for i in range(matches)], chunksize=4):
             wins += won
-            for kind, (seconds, moves) in timing.items():
-                total, count = spent.get(kind, (0.0, 0))
-                spent[kind] = (total + seconds, count + moves)
+            times += spent
     low, high = wilson_interval(wins, matches)
-    players, _, _, goal = EXPERIMENTS[experiment]
+    times.sort()
     return Figure(
-        experiment,
+        pairing,
         players,
         matches,
         wins,
         wins / matches,
         low,
         high,
-        goal,
-        {kind: 1000 * seconds / max(1, moves) for kind, (seconds, moves) in sorted(spent.items())},
+        PAIRINGS[pairing][3],
+        round(1000 * statistics.median(times), 2),
+        round(1000 * times[min(len(times) - 1, int(0.99 * len(times)))], 2),
         time.perf_counter() - started,
     )
 
 
+def elo(rate: float) -> float:
+    """The Elo difference a 2-player win rate says (a rate of 0 or 1 says no finite one)."""
+    rate = min(max(rate, 1e-9), 1 - 1e-9)
+    return -400 * math.log10(1 / rate - 1)
+
+
+def ladder(figures: dict[str, Figure]) -> dict[str, float] | None:
+    """Each built-in's Elo from the duels up the ladder (random 0), when they were played."""
+    steps = ("heuristic-vs-random", "search-vs-heuristic-2p", "strong-vs-search")
+    if not all(step in figures for step in steps):
+        return None
+    ratings = {"random": 0.0}
+    ratings["heuristic"] = elo(figures["heuristic-vs-random"].win_rate)
+    ratings["search"] = ratings["heuristic"] + elo(figures["search-vs-heuristic-2p"].win_rate)
+    ratings["search-strong"] = ratings["search"] + elo(figures["strong-vs-search"].win_rate)
+    return {name: round(value) for name, value in ratings.items()}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=1000, help="matches per experiment")
-    parser.add_argument("--samples", type=int, help="search bot: hidden states sampled per decision (fixed)")
-    parser.add_argument("--move-ms", type=int, default=1000, help="move time limit (the search bot uses 10%%)")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=1000, help="matches per pairing (whole deals)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--only", choices=sorted(EXPERIMENTS), action="append", help="run only these")
+    parser.add_argument("--only", choices=sorted(PAIRINGS), action="append", help="run only these")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    figures = []
-    for experiment in args.only or EXPERIMENTS:
-        figure = run(experiment, args.matches, args.samples, args.move_ms, args.workers)
-        figures.append(figure)
+    figures: dict[str, Figure] = {}
+    for pairing in args.only or PAIRINGS:
+        figure = figures[pairing] = run(pairing, args.matches, args.workers)
         if not args.json:
-            verdict = "reached" if figure.win_rate >= figure.goal else "NOT reached"
-            times = ", ".join(f"{kind} {ms:.2f} ms" for kind, ms in figure.ms_per_move.items())
+            target = "" if figure.target is None else f", target >= {figure.target:.0%}: {figure.verdict}"
             print(
-                f"{experiment} ({figure.players}p, {figure.matches} matches): won {figure.win_rate:.1%} "
-                f"[95% {figure.low:.1%}, {figure.high:.1%}], goal >= {figure.goal:.0%}: {verdict}; "
-                f"per move: {times}; {figure.seconds:.0f} s",
+                f"{pairing} ({figure.players}p, {figure.matches} matches): won {figure.win_rate:.1%}"
+                f" [95% {figure.low:.1%}, {figure.high:.1%}]{target}; candidate's CPU ms a move: median"
+                f" {figure.cpu_ms_median}, 99% {figure.cpu_ms_p99}; {figure.seconds:.0f} s",
                 flush=True,
             )
+    ratings = ladder(figures)
     if args.json:
-        json.dump([asdict(figure) for figure in figures], sys.stdout, indent=2)
+        json.dump({"pairings": [asdict(f) for f in figures.values()], "ladder": ratings}, sys.stdout, indent=2)
         print()
+    elif ratings is not None:
+        print("ladder (Elo, random 0): " + ", ".join(f"{name} {value}" for name, value in ratings.items()))
 
 
 if __name__ == "__main__":

@@ -4,50 +4,82 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.players import Player
 from arena.players.local import MessagePlayer
-from arena.plugins import BotRegistrar, BotSpec, hookimpl
+from arena.plugins import BotOption, BotRegistrar, BotSpec, hookimpl
 
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
-from .search import SearchBot
+from .search import PLAYOUTS, STRONG_PLAYOUTS, SearchBot
 
 BOTS_DIR = Path(__file__).resolve().parent
 
-BUILT_IN: tuple[tuple[str, str, Callable[[], Any], str], ...] = (
-    ("random", "random_bot", RandomBot, "uniform over the legal answers"),
-    (
+
+def _search_options(playouts: int) -> tuple[BotOption, ...]:
+    return (
+        BotOption("playouts", int, playouts, 1, "playouts a decision: its strength and its time"),
+        BotOption("seed", int, 0, 0, "varies its sampling: another bot of the same strength"),
+        BotOption("share", float, None, 0.001, "search for this share of each deadline instead (NOT reproducible)"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _BuiltIn:
+    name: str
+    module: str
+    """Under bots/, installed as `arena.bots`."""
+    make: Callable[..., Any]
+    description: str
+    arguments: tuple[str, ...] = ()
+    """Given its program before the options a file sets (which come after, and win)."""
+    options: tuple[BotOption, ...] = ()
+
+
+BUILT_IN = (
+    _BuiltIn("random", "random_bot", RandomBot, "uniform over the legal answers"),
+    _BuiltIn(
         "heuristic",
         "heuristic",
         HeuristicBot,
         "counts cards; scores each answer by its odds (Guard, Baron, Prince, King, Handmaid)",
     ),
-    (
+    _BuiltIn(
         "search",
         "search",
         SearchBot,
-        "samples hidden states consistent with what it saw, plays out each answer (10% of move_ms)",
+        f"samples hidden states consistent with what it saw, plays out each answer ({PLAYOUTS} playouts a move)",
+        options=_search_options(PLAYOUTS),
+    ),
+    _BuiltIn(
+        "search-strong",
+        "search",
+        lambda **options: SearchBot(**{"playouts": STRONG_PLAYOUTS, **options}),
+        f"search with {STRONG_PLAYOUTS} playouts a move: the strongest built-in, and the slowest",
+        arguments=("--playouts", str(STRONG_PLAYOUTS)),
+        options=_search_options(STRONG_PLAYOUTS),
     ),
 )
-"""Name, module under bots/ (installed as `arena.bots`), the bot's class, description."""
+"""The ladder, weakest first (docs/bots.md gives each one's rating against the others)."""
 
 
-def _in_process(make: Callable[[], Any]) -> Callable[[int], Player]:
-    return lambda move_ms: MessagePlayer(make(), move_ms)
+def _in_process(make: Callable[..., Any]) -> Callable[..., Player]:
+    return lambda move_ms, **options: MessagePlayer(make(**options), move_ms)
 
 
 @hookimpl
 def arena_register_bots(registry: BotRegistrar) -> None:
-    for name, module, make, description in BUILT_IN:
+    for bot in BUILT_IN:
         registry.add(
             BotSpec(
-                name=name,
-                description=description,
-                command=(sys.executable, "-m", f"arena.bots.{module}"),
+                name=bot.name,
+                description=bot.description,
+                command=(sys.executable, "-m", f"arena.bots.{bot.module}", *bot.arguments),
                 directory=BOTS_DIR,
-                player=_in_process(make),
+                player=_in_process(bot.make),
+                options=bot.options,
             )
         )

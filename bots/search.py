@@ -4,8 +4,11 @@ At each decision it samples complete hidden states consistent with everything it
 card counting of `heuristic`: known hands, Guard misses, unseen cards), plays every candidate answer in
 each sampled state and finishes the round with a quick playout policy, and answers with the candidate
 that gained the most tokens on average. Every candidate is tried in the same sampled states, so their
-averages differ by the answer, not by the luck of the sample. It stops at its time budget, a share of
-`deadline_ms` (10% unless configured), after at least a few samples; `heuristic`'s score breaks ties.
+averages differ by the answer, not by the luck of the sample; `heuristic`'s score breaks ties.
+
+Its budget is a number of playouts a decision (PLAYOUTS unless configured), so it plays the same moves on any
+machine at any load, and a match's result depends on its seed alone. A budget in time (`share`, of each
+`deadline_ms`) remains, for experiments: it is not reproducible, since a faster or idler machine samples more.
 """
 
 from __future__ import annotations
@@ -27,16 +30,23 @@ INDEX = {card.label: int(card) for card in Card}
 GUESSES_PER_TARGET = 2
 """Guard answers kept per target: its likeliest guesses (naming an unlikely card never pays)."""
 MIN_SAMPLES = 8
+"""Sampled states a time budget takes at least, however short the time."""
+PLAYOUTS = 1200
+"""The default budget: playouts a decision, over every candidate; what it costs is in BENCHMARKS.md (Bot strength),
+well within the default move_ms of 1000 on a slow machine."""
+STRONG_PLAYOUTS = 4800
+"""The budget of `search-strong`."""
 PRUNE_EVERY = 16
 """After every this many samples, candidates more than two standard errors behind the best are dropped."""
 
 
 class SearchBot:
-    def __init__(self, share: float = 0.1, samples: int | None = None) -> None:
-        """`share` of each deadline is the time budget; `samples`, when given, fixes the number of
-        sampled states instead (for reproducible play)."""
+    def __init__(self, playouts: int = PLAYOUTS, share: float | None = None, seed: int = 0) -> None:
+        """`playouts` a decision, all its candidates together; `share` of each deadline in time instead, when given
+        (not reproducible); `seed` varies its sampling (a different bot, as reproducible)."""
+        self.playouts = playouts
         self.share = share
-        self.samples = samples
+        self.seed = seed
         self.heuristic = HeuristicBot()
         self.rules = Rules.of("2019")
         self.rng = random.Random(0)
@@ -48,7 +58,7 @@ class SearchBot:
     def match_start(self, message: Message) -> None:
         self.heuristic.match_start(message)
         self.rules = Rules.of(message["ruleset"])
-        self.rng = random.Random(f"search/{message['match_id']}/{message['seat']}")
+        self.rng = random.Random(f"search/{self.seed}/{message['match_id']}/{message['seat']}")
 
     def act(self, message: Message) -> dict[str, Any]:
         started = time.perf_counter()
@@ -58,8 +68,8 @@ class SearchBot:
         if len(candidates) == 1:
             answer = candidates[0]
         else:
-            budget = self.share * message["deadline_ms"] / 1000
-            totals = self._search(message, candidates, started + budget)
+            deadline = None if self.share is None else started + self.share * message["deadline_ms"] / 1000
+            totals = self._search(message, candidates, deadline)
             unseen = beliefs.unseen()
             prior = (
                 [0.0] * len(candidates)
@@ -105,23 +115,25 @@ class SearchBot:
         values = self.rules.values
         return known is not None and kept is not None and values[INDEX[known]] > values[INDEX[kept]]
 
-    def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float) -> list[float]:
+    def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float | None) -> list[float]:
         """Mean tokens gained by each candidate; candidates clearly behind are dropped as samples come in, so
-        the budget goes to telling the good ones apart."""
+        the budget goes to telling the good ones apart. It stops once the playouts reach the budget, or with a
+        `deadline` (time.perf_counter()) once that has passed and MIN_SAMPLES states are sampled."""
         totals = [0.0] * len(candidates)
         squares = [0.0] * len(candidates)
         tries = [0] * len(candidates)
         active = list(range(len(candidates)))
         playout = Playout(self.rules, self.beliefs.seat, self.rng)
         table = self._table(message)
-        samples = 0
+        samples = played = 0
         while True:
-            if self.samples is not None:
-                if samples >= self.samples:
+            if deadline is None:
+                if played >= self.playouts:
                     break
             elif samples >= MIN_SAMPLES and time.perf_counter() >= deadline:
                 break
             world = self._sample(table)
+            played += len(active)
             for i in active:
                 gained = self._try(playout, world.copy(), message, candidates[i])
                 totals[i] += gained
@@ -236,11 +248,13 @@ class _Table:
     public: list[int]
 
 
-def main() -> None:
+def main(playouts: int = PLAYOUTS, name: str = "search") -> None:
     parser = argparse.ArgumentParser(description="The search bot, speaking the arena's protocol.")
-    parser.add_argument("--share", type=float, default=0.1, help="share of each move's deadline to search for")
+    parser.add_argument("--playouts", type=int, default=playouts, help="playouts a decision (reproducible)")
+    parser.add_argument("--share", type=float, help="search for this share of each deadline instead (not reproducible)")
+    parser.add_argument("--seed", type=int, default=0, help="varies the sampling")
     known, _ = parser.parse_known_args()  # other arguments are ignored, as the other bots ignore theirs
-    run(SearchBot(share=known.share), name="search")
+    run(SearchBot(playouts=known.playouts, share=known.share, seed=known.seed), name=name)
 
 
 if __name__ == "__main__":

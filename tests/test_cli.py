@@ -114,3 +114,24 @@ def test_arena_docs_shows_the_documentation_installed_with_it() -> None:
     assert shown.stdout == (root / "docs" / "configuration.md").read_text(encoding="utf-8")
     unknown = subprocess.run([sys.executable, "-m", "arena", "docs", "nope"], capture_output=True, text=True)
     assert unknown.returncode == 2 and "no topic 'nope' (topics: bots, cluster, configuration" in unknown.stderr
+
+
+def test_arena_bots_lists_the_ladder_and_each_bots_options() -> None:
+    import json
+
+    listed = subprocess.run([sys.executable, "-m", "arena", "bots", "--format", "json"], capture_output=True, text=True)
+    bots = {bot["name"]: bot for bot in json.loads(listed.stdout)}
+    assert [name for name in bots if name in ("random", "heuristic", "search", "search-strong")] == [
+        "random",
+        "heuristic",
+        "search",
+        "search-strong",
+    ]
+    assert [(o["name"], o["type"], o["default"]) for o in bots["search"]["options"]] == [
+        ("playouts", "int", 1200),
+        ("seed", "int", 0),
+        ("share", "float", None),
+    ]
+    assert bots["search-strong"]["options"][0]["default"] == 4800 and bots["random"]["options"] == []
+    table = subprocess.run([sys.executable, "-m", "arena", "bots"], capture_output=True, text=True).stdout
+    assert "  option playouts (int, default 1200): playouts a decision" in table

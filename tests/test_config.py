@@ -694,3 +694,36 @@ def test_a_bare_program_name_is_looked_up_on_path_even_beside_a_folder_of_that_n
     (entry,) = [bot for bot in load_config(path).bots if bot.command is not None]
     assert entry.command is not None
     assert entry.command.command == ("python3", str(tmp_path.resolve() / "bot.py"))
+
+
+def test_a_built_in_bots_options_are_checked_against_what_it_takes(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """\
+        name: t
+        format: round-robin
+        players_per_match: 2
+        bots:
+          - {name: a, builtin: search, options: {playouts: 5000, seed: 2}}
+          - {name: b, builtin: search, options: {budget: 10}}
+          - {name: c, builtin: search, options: {playouts: 0.5}}
+          - {name: d, builtin: random, options: {playouts: 10}}
+          - {name: e, command: [python3, x.py], options: {playouts: 10}}
+        """,
+    )
+    assert problems(path) == [
+        "6: bots[1].options: bot 'search' takes no option 'budget' (its options: playouts, seed, share); see arena"
+        " bots",
+        "7: bots[2].options: playouts is a whole number, not 0.5; see arena bots",
+        "8: bots[3].options: bot 'random' takes no option 'playouts' (its options: none); see arena bots",
+        "9: bots[4].options: only for a built-in bot: a command bot takes its options in its command",
+        "9: bots[4].command[1]: no such file: x.py (not in " + str(tmp_path) + ")",
+    ]
+
+
+def test_a_built_in_bots_options_reach_its_entry_and_change_the_configuration(tmp_path: Path) -> None:
+    text = SMALL.replace("{name: b, builtin: random}", "{name: b, builtin: search, options: {seed: 4, playouts: 9}}")
+    entry = load_config(write(tmp_path, text)).bots[1]
+    assert entry.options == (("playouts", 9), ("seed", 4))
+    other = load_config(write(tmp_path, text.replace("seed: 4", "seed: 5"), name="other.yaml"))
+    assert config_hash(other) != config_hash(load_config(write(tmp_path, text, name="again.yaml")))

@@ -312,6 +312,7 @@ class _Bot(_Model):
     name: _Name
     builtin: str | None = None
     subprocess: StrictBool | None = None
+    options: dict[str, int | float] | None = None
     command: Annotated[list[str], BeforeValidator(_command_list)] | None = None
     protocol: Literal["zmq", "stdio"] | None = None
     dir: Annotated[str, Field(min_length=1)] | None = None
@@ -591,6 +592,8 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         yield _Problem(loc, "needs builtin (an installed bot) or command (a program to start)")
     if builtin is None and "subprocess" in bot:
         yield _Problem((*loc, "subprocess"), "only for a built-in bot: a command bot always runs as a subprocess")
+    if builtin is None and "options" in bot:
+        yield _Problem((*loc, "options"), "only for a built-in bot: a command bot takes its options in its command")
     if builtin is not None:
         for key in ("protocol", "dir"):
             if key in bot:
@@ -598,13 +601,17 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
         if isinstance(builtin, str):
             from arena.plugins import load_registry  # imports every installed plugin: only when needed
 
-            known = list(load_registry())
+            registry = load_registry()
+            known = list(registry)
             if builtin not in known:
                 yield _Problem(
                     (*loc, "builtin"),
                     f"no bot {builtin!r} is installed{_suggest(builtin, known)}"
                     f" (installed: {', '.join(sorted(known)) or 'none'}; see arena bots)",
                 )
+            elif isinstance(bot.get("options"), dict):
+                for problem in registry[builtin].option_problems(bot["options"]):
+                    yield _Problem((*loc, "options"), f"{problem}; see arena bots")
         return
     written = bot.get("dir")
     if isinstance(written, str) and written and not (base / written).is_dir():
@@ -863,7 +870,8 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
 
 def _entry(bot: _Bot, base: Path) -> BotEntry:
     if bot.builtin is not None:
-        return BotEntry(bot.name, builtin=bot.builtin, subprocess=bool(bot.subprocess))
+        options = tuple(sorted((bot.options or {}).items()))
+        return BotEntry(bot.name, builtin=bot.builtin, subprocess=bool(bot.subprocess), options=options)
     assert bot.command is not None
     written = tuple(bot.command)
     protocol = Transport(bot.protocol or Transport.ZMQ)

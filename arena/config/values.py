@@ -50,6 +50,8 @@ class BotEntry:
     """A built-in bot as a sandboxed subprocess over the protocol, as submitted bots run, not in-process."""
     command: BotCommand | None = None
     """Absolute file arguments, the protocol and the bot's own directory."""
+    options: tuple[tuple[str, int | float], ...] = ()
+    """A built-in bot's parameters (name, value), sorted by name: its spec's BotOption's say which it takes."""
 
     def __post_init__(self) -> None:
         if (self.builtin is None) == (self.command is None):
@@ -153,7 +155,8 @@ def config_hash(config: TournamentConfig) -> str:
 
     def bot(entry: BotEntry) -> dict[str, Any]:
         if entry.command is None:
-            return {"name": entry.name, "builtin": entry.builtin, "subprocess": entry.subprocess}
+            hashed = {"name": entry.name, "builtin": entry.builtin, "subprocess": entry.subprocess}
+            return {**hashed, "options": dict(entry.options)} if entry.options else hashed  # older hashes stand
         return {
             "name": entry.name,
             "command": [portable(part) for part in entry.command.command],

@@ -3,6 +3,6 @@
 from arena.plugins.hookspecs import BotRegistrar, hookimpl
 from arena.plugins.manager import GROUP, load_registry
 from arena.plugins.registry import BotRegistry
-from arena.plugins.spec import BotSpec, RegisteredBot
+from arena.plugins.spec import BotOption, BotSpec, RegisteredBot
 
-__all__ = ["GROUP", "BotRegistrar", "BotRegistry", "BotSpec", "RegisteredBot", "hookimpl", "load_registry"]
+__all__ = ["GROUP", "BotOption", "BotRegistrar", "BotRegistry", "BotSpec", "RegisteredBot", "hookimpl", "load_registry"]

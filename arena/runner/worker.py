@@ -150,7 +150,7 @@ class MatchWorker:
         if entry.builtin is not None and not entry.subprocess:
             spec = self.registry.lookup(entry.builtin).spec
             if spec.player is not None:
-                return spec.player(self.config.timing.move_ms)
+                return spec.player(self.config.timing.move_ms, **dict(entry.options))
         host = self.hosts.get(name)
         if host is None:
             host = self.hosts[name] = BotHost(
@@ -161,7 +161,7 @@ class MatchWorker:
     def _command(self, entry: BotEntry) -> BotCommand:
         if entry.command is not None:
             return entry.command
-        return replace(self.registry.lookup(entry.builtin or "").bot_command(), name=entry.name)
+        return replace(self.registry.lookup(entry.builtin or "").bot_command(dict(entry.options)), name=entry.name)
 
     def close(self) -> None:
         """Ask every kept bot to shut down; kill what does not."""

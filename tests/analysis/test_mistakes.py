@@ -161,7 +161,7 @@ def test_judging_as_played_and_from_the_replay_agree_and_the_built_in_bots_make_
         match = Match(get_ruleset(ruleset), names, number)
         watch = Watch(match)
         players = [
-            MessagePlayer(SearchBot(samples=8)) if name == "search" else registry.lookup(name).spec.player(1000)
+            MessagePlayer(SearchBot(playouts=32)) if name == "search" else registry.lookup(name).spec.player(1000)
             for name in names
         ]
         play_match(match, watch.wrap(players), f"m{number}")

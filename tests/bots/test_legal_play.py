@@ -18,7 +18,7 @@ TABLES = [
 
 def lineup(players: int, match: int) -> list[object]:
     """Each kind of bot at each table, in turning seats."""
-    kinds = [HeuristicBot, lambda: SearchBot(samples=4), RandomBot]
+    kinds = [HeuristicBot, lambda: SearchBot(playouts=16), RandomBot]
     return [kinds[(seat + match) % len(kinds)]() for seat in range(players)]
 
 

@@ -25,7 +25,7 @@ def test_the_built_in_bots_come_through_the_projects_own_entry_point() -> None:
 def test_arena_bots_lists_the_installed_example_beside_the_built_ins(firstbot: Path, tmp_path: Path) -> None:
     ran = arena_cli(["bots"], [firstbot], tmp_path)
     assert ran.returncode == 0, ran.stderr
-    lines = ran.stdout.splitlines()
+    lines = [line for line in ran.stdout.splitlines() if not line.lstrip().startswith("option ")]  # bots' rows
     rows = {line.split()[0]: line for line in lines}
     assert rows["first-legal"].endswith("loveletter-firstbot 1.0.0")
     assert "always the first legal answer" in rows["first-legal"]
@@ -45,6 +45,7 @@ def test_arena_bots_as_json_gives_each_bots_source_and_how_it_runs(firstbot: Pat
         "version": "1.0.0",
         "protocol": "zmq",
         "in_process": True,
+        "options": [],
     }
     assert bots["random"]["distribution"] == "loveletter-arena"
 
