@@ -7,10 +7,9 @@ Every match is played in this process (2019 rules, whole matches, no subprocesse
 false flags  Tournaments of honest bots at 2, 3, 4 and 6 players: --matches matches in all, split equally over
              the table sizes, each size's share cut into tournaments of --tournament matches; each table seats
              bots drawn (with repeats) from `random` (the built-in SDK bot), `heuristic`, `search` (with
-             --search-samples hidden states per decision: the default budget, a share of a 1 s deadline, takes
-             about 100 ms a move) and `uniform` (arena's RandomPlayer: uniform among the legal answers). Each
-             tournament is tallied alone, and each size's matches once more as one tournament. Every flag of
-             each kind is counted.
+             --search-playouts playouts a decision, a small share of its default budget, for time) and
+             `uniform` (arena's RandomPlayer: uniform among the legal answers). Each tournament is tallied alone,
+             and each size's matches once more as one tournament. Every flag of each kind is counted.
 power        Test bots that cheat at a known rate, the cheat otherwise uniform among the legal answers, against
              honest `heuristic` bots, seats turned one step each match: `foresight` names the target's real card
              at RATE of its Guard decisions (2 and 4 players); two `sparing` bots that, when the move drawn aims
@@ -26,7 +25,7 @@ cost         Per table size, over the false-flag matches: the time to play a mat
              share per match.
 
 usage: python benchmarks/fairplay.py [--matches N] [--tournament N] [--seed S] [--repeats R] [--cap N]
-                                    [--search-samples N] [--replayed N] [--only false-flags|power] [--json]
+                                    [--search-playouts N] [--replayed N] [--only false-flags|power] [--json]
 """
 
 from __future__ import annotations
@@ -60,13 +59,13 @@ CRITERIA = Criteria()
 # -- players ---------------------------------------------------------------------------------------------------------
 
 
-def honest(name: str, seed: int, search_samples: int) -> Player:
+def honest(name: str, seed: int, search_playouts: int) -> Player:
     if name == "uniform":
         return RandomPlayer(seed)
     bots: dict[str, Callable[[], Any]] = {
         "random": RandomBot,
         "heuristic": HeuristicBot,
-        "search": lambda: SearchBot(samples=search_samples),
+        "search": lambda: SearchBot(playouts=search_playouts),
     }
     return MessagePlayer(bots[name](), 1000)
 
@@ -237,7 +236,7 @@ class SizeFigures:
     replay_play_s: float = 0.0
 
 
-def false_flags(players: int, matches: int, tournament: int, seed: int, samples: int, replayed: int) -> SizeFigures:
+def false_flags(players: int, matches: int, tournament: int, seed: int, playouts: int, replayed: int) -> SizeFigures:
     figures = SizeFigures(players)
     rng = random.Random(f"{seed}/{players}")
     everything: list[MatchFairPlay] = []
@@ -247,7 +246,7 @@ def false_flags(players: int, matches: int, tournament: int, seed: int, samples:
         match_seed = seed * 1_000_003 + players * 100_000 + number
 
         def make(match: Match, seat: int, names: list[str] = names, match_seed: int = match_seed) -> Player:
-            return honest(names[seat], match_seed * 10 + seat, samples)
+            return honest(names[seat], match_seed * 10 + seat, playouts)
 
         played = play(names, match_seed, f"honest-{players}-{number}", make, replayed=number < replayed)
         figures.matches += 1
@@ -387,7 +386,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the seed of every deal and every bot")
     parser.add_argument("--repeats", type=int, default=5, help="power runs of each cheat, each with its own seed")
     parser.add_argument("--cap", type=int, default=400, help="the most matches a power run plays")
-    parser.add_argument("--search-samples", type=int, default=4, help="hidden states `search` samples a decision")
+    parser.add_argument("--search-playouts", type=int, default=16, help="playouts `search` makes a decision")
     parser.add_argument("--replayed", type=int, default=200, help="matches of each size also read from the replay")
     parser.add_argument("--only", choices=["false-flags", "power"])
     parser.add_argument("--json", action="store_true")
@@ -398,7 +397,7 @@ def main() -> None:
         sizes = []
         for players in SIZES:
             started = time.perf_counter()
-            figures = false_flags(players, per_size, args.tournament, args.seed, args.search_samples, args.replayed)
+            figures = false_flags(players, per_size, args.tournament, args.seed, args.search_playouts, args.replayed)
             row = size_json(figures)
             row["seconds"] = round(time.perf_counter() - started, 1)
             sizes.append(row)
