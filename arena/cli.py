@@ -212,7 +212,8 @@ def _bots(args: argparse.Namespace) -> int:
         print(f"{name:<{widths[0]}}  {description:<{widths[1]}}  {source}")
         for option in bot.spec.options:
             default = "not set unless given" if option.default is None else f"default {option.default}"
-            print(f"{'':<{widths[0]}}  option {option.name} ({option.kind.__name__}, {default}): {option.help}")
+            kind = f"{option.kind.__name__} {option.minimum} to {option.maximum}, {default}"
+            print(f"{'':<{widths[0]}}  option {option.name} ({kind}): {option.help}")
     return 0
 
 
@@ -222,6 +223,7 @@ def _option_json(option: BotOption) -> dict[str, object]:
         "type": option.kind.__name__,
         "default": option.default,
         "minimum": option.minimum,
+        "maximum": option.maximum,
         "help": option.help,
     }
 

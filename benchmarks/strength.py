@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.bots.beliefs import Beliefs
@@ -40,9 +41,12 @@ from arena.players.local import MessagePlayer
 from arena.runner import play_match
 from arena.tournament.stats import wilson_interval
 
-OLD_SEARCH_PLAYOUTS = 1200
-"""The search of 2026-12-06 thought for 10% of a 1000 ms deadline: about 200 sampled states a decision, which is
-about this many playouts (BENCHMARKS.md, Bot strength, 2026-12-02); its candidates were those of today's bot."""
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # old_search.py, beside this file
+from old_search import SearchBot as OldSearchBot
+
+OLD_SEARCH_SAMPLES = 200
+"""The search of 2026-12-06 (benchmarks/old_search.py) thought for 10% of a 1000 ms deadline: about 200 sampled
+states a decision (BENCHMARKS.md, Bot strength, 2026-12-02); fixed here, so that the run is reproducible."""
 
 
 class BestSingleMove:
@@ -94,7 +98,7 @@ MAKERS: dict[str, Callable[[], Any]] = {
     "heuristic": HeuristicBot,
     "search": lambda: SearchBot(playouts=PLAYOUTS),
     "search-strong": lambda: SearchBot(playouts=STRONG_PLAYOUTS),
-    "old-search": lambda: SearchBot(playouts=OLD_SEARCH_PLAYOUTS, seed=1),
+    "old-search": lambda: OldSearchBot(samples=OLD_SEARCH_SAMPLES),
     "counter": BestSingleMove,
 }
 

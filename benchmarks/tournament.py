@@ -1,6 +1,7 @@
 """A whole tournament at concurrency 1 and 2, and the share of its time spent outside the engine.
 
-The tournament: a 4-player round-robin of 6 built-in bots (random, heuristic and search, two of each),
+The tournament: a 4-player round-robin of 6 built-in bots (random, heuristic and search at 300 playouts, two of
+each),
 every one a sandboxed subprocess over ZeroMQ (`subprocess: true`), all 15 tables repeated until there
 are at least --matches matches. The same file is run at concurrency 1 and at concurrency 2, each into
 a fresh output folder, and timed from start to the last match recorded. The engine's share is the
@@ -41,7 +42,9 @@ def write_config(directory: Path, name: str, matches: int, move_ms: int, concurr
         f"output: {name}",
         "bots:",
     ]
-    lines += [f"  - {{name: {kind}-{n}, builtin: {kind}, subprocess: true}}" for kind in BOTS for n in (1, 2)]
+    options = {"search": ", options: {playouts: 300}"}  # about 10 ms a move, as the search of the first runs
+    for kind in BOTS:
+        lines += [f"  - {{name: {kind}-{n}, builtin: {kind}, subprocess: true{options.get(kind, '')}}}" for n in (1, 2)]
     path = directory / f"{name}.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -59,7 +62,7 @@ def engine_seconds(output: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=300)
-    parser.add_argument("--move-ms", type=int, default=100, help="move time limit (the search bot uses 10%%)")
+    parser.add_argument("--move-ms", type=int, default=100, help="move time limit (the search bot: 300 playouts)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as folder:

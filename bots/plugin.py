@@ -16,14 +16,19 @@ from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 from .search import PLAYOUTS, STRONG_PLAYOUTS, SearchBot
 
+MAX_PLAYOUTS = 100_000
+"""About a second a move: more would hold an in-process run up, which no clock stops."""
+
 BOTS_DIR = Path(__file__).resolve().parent
 
 
 def _search_options(playouts: int) -> tuple[BotOption, ...]:
     return (
-        BotOption("playouts", int, playouts, 1, "playouts a decision: its strength and its time"),
-        BotOption("seed", int, 0, 0, "varies its sampling: another bot of the same strength"),
-        BotOption("share", float, None, 0.001, "search for this share of each deadline instead (NOT reproducible)"),
+        BotOption("playouts", int, playouts, 1, MAX_PLAYOUTS, "playouts a decision: its strength and its time"),
+        BotOption("seed", int, 0, 0, 2**63 - 1, "varies its sampling: another bot of the same strength"),
+        BotOption(
+            "share", float, None, 0.001, 0.5, "search for this share of each deadline instead (NOT reproducible)"
+        ),
     )
 
 
@@ -59,7 +64,7 @@ BUILT_IN = (
         "search",
         lambda **options: SearchBot(**{"playouts": STRONG_PLAYOUTS, **options}),
         f"search with {STRONG_PLAYOUTS} playouts a move: the strongest built-in, and the slowest",
-        arguments=("--playouts", str(STRONG_PLAYOUTS)),
+        arguments=("--playouts", str(STRONG_PLAYOUTS), "--name", "search-strong"),
         options=_search_options(STRONG_PLAYOUTS),
     ),
 )

@@ -253,8 +253,9 @@ def main(playouts: int = PLAYOUTS, name: str = "search") -> None:
     parser.add_argument("--playouts", type=int, default=playouts, help="playouts a decision (reproducible)")
     parser.add_argument("--share", type=float, help="search for this share of each deadline instead (not reproducible)")
     parser.add_argument("--seed", type=int, default=0, help="varies the sampling")
+    parser.add_argument("--name", default=name, help="the name it says in its hello")
     known, _ = parser.parse_known_args()  # other arguments are ignored, as the other bots ignore theirs
-    run(SearchBot(playouts=known.playouts, share=known.share, seed=known.seed), name=name)
+    run(SearchBot(playouts=known.playouts, share=known.share, seed=known.seed), name=known.name)
 
 
 if __name__ == "__main__":

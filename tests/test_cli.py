@@ -134,4 +134,4 @@ def test_arena_bots_lists_the_ladder_and_each_bots_options() -> None:
     ]
     assert bots["search-strong"]["options"][0]["default"] == 4800 and bots["random"]["options"] == []
     table = subprocess.run([sys.executable, "-m", "arena", "bots"], capture_output=True, text=True).stdout
-    assert "  option playouts (int, default 1200): playouts a decision" in table
+    assert "  option playouts (int 1 to 100000, default 1200): playouts a decision" in table

@@ -727,3 +727,19 @@ def test_a_built_in_bots_options_reach_its_entry_and_change_the_configuration(tm
     assert entry.options == (("playouts", 9), ("seed", 4))
     other = load_config(write(tmp_path, text.replace("seed: 4", "seed: 5"), name="other.yaml"))
     assert config_hash(other) != config_hash(load_config(write(tmp_path, text, name="again.yaml")))
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ("{share: .nan}", "share is a number, not nan"),
+        ("{share: .inf}", "share is a number, not inf"),
+        ("{share: 5}", "share is from 0.001 to 0.5, not 5"),
+        ("{playouts: 1000000000}", "playouts is from 1 to 100000, not 1000000000"),
+        ("{playouts: true}", "playouts is a number, not True"),
+    ],
+)
+def test_an_option_that_would_hang_a_run_is_refused(tmp_path: Path, options: str, said: str) -> None:
+    text = SMALL.replace("{name: b, builtin: random}", f"{{name: b, builtin: search, options: {options}}}")
+    (problem,) = problems(write(tmp_path, text))
+    assert problem.endswith(f"bots[1].options: {said}; see arena bots"), problem

@@ -158,7 +158,8 @@ def fair_play(store: ResultStore, bots: Sequence[str] | None = None, criteria: C
         if len(seats) < 2:
             continue  # a bye
         text = kept.get(match_id)
-        found = notes_from_json(match_id, seats, text) if text is not None else _noted_again(match.replay)
+        found = notes_from_json(match_id, seats, text) if text is not None else None
+        found = found or _noted_again(match.replay)  # recorded before notes were kept, or in another layout
         if found is not None:
             notes.append(found)
     return tally(notes, bots, criteria)

@@ -11,7 +11,9 @@ from arena.engine import FaultReason
 
 SHOWN_STEPS = 5
 """Mistakes named at most per category; the rest are counted."""
-NOT_TESTED = "not tested (played in-process: the arena's own code, trusted like the arena)"
+LATE_MOVE = "no reply to act "
+"""How a timeout's detail begins for a move (the host's words): only those are among the reply times."""
+NOT_TESTED = "not tested (a built-in bot of the arena played in-process: the arena's own code, trusted like it)"
 SHOWN_DECISIONS = 3
 """Decisions named at most per fair-play flag, the most telling first."""
 
@@ -57,7 +59,7 @@ def replies(bot: BotDiagnosis) -> str:
             return f"reply times: none: it never answered a move (its faults: {kinds})"
         return "reply times: none kept (played in-process, or recorded before they were kept)"
     closest = bot.closest_to_limit or 0.0
-    late = sum(fault.reason is FaultReason.TIMEOUT for fault in bot.faults)
+    late = sum(fault.reason is FaultReason.TIMEOUT and fault.detail.startswith(LATE_MOVE) for fault in bot.faults)
     counted = f"{len(bot.cpu_ms)} {'reply' if len(bot.cpu_ms) == 1 else 'replies'}" + (
         f", {late} too late" if late else ""
     )

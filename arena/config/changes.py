@@ -7,8 +7,10 @@ from typing import Any
 
 import yaml
 
-UNHASHED = frozenset({"concurrency", "output", "executor"})
-"""Keys that do not decide the results."""
+UNHASHED = frozenset({"concurrency", "output", "executor", "bot_uids"})
+"""Keys that do not decide the results (and the file's own `x-` keys, anchors for the rest)."""
+UNHASHED_WITHIN = frozenset({("limits", "memory_mechanism")})
+"""Keys within a section that do not either (how memory_mb is held)."""
 SHOWN = 40
 """Characters of a value shown at most."""
 
@@ -24,7 +26,7 @@ def changed_fields(stored_text: str, current_text: str) -> list[str]:
         return []
     found: list[str] = []
     for key in sorted(set(stored) | set(current), key=str):
-        if key in UNHASHED or stored.get(key) == current.get(key):
+        if key in UNHASHED or str(key).startswith("x-") or stored.get(key) == current.get(key):
             continue
         old, new = stored.get(key), current.get(key)
         if key == "bots" and isinstance(old, list) and isinstance(new, list):
@@ -33,7 +35,7 @@ def changed_fields(stored_text: str, current_text: str) -> list[str]:
             found += [
                 f"{key}.{inner}: {_shown(old.get(inner))} → {_shown(new.get(inner))}"
                 for inner in sorted(set(old) | set(new), key=str)
-                if old.get(inner) != new.get(inner)
+                if old.get(inner) != new.get(inner) and (key, inner) not in UNHASHED_WITHIN
             ]
         else:
             found.append(f"{key}: {_shown(old)} → {_shown(new)}")

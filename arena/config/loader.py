@@ -312,7 +312,8 @@ class _Bot(_Model):
     name: _Name
     builtin: str | None = None
     subprocess: StrictBool | None = None
-    options: dict[str, int | float] | None = None
+    options: dict[str, Any] | None = None
+    """Checked against the bot's own options (_bot_checks), which say each one's kind."""
     command: Annotated[list[str], BeforeValidator(_command_list)] | None = None
     protocol: Literal["zmq", "stdio"] | None = None
     dir: Annotated[str, Field(min_length=1)] | None = None

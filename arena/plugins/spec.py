@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,16 +25,18 @@ class BotOption:
     default: OptionValue | None
     """None: not set unless the file sets it."""
     minimum: OptionValue
+    maximum: OptionValue
+    """Bounds that keep a bot from hanging a run: an in-process player has no clock over it."""
     help: str
 
     def check(self, value: object) -> str | None:
         """What is wrong with `value` for this option, if anything."""
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             return f"{self.name} is a number, not {value!r}"
         if self.kind is int and not isinstance(value, int):
             return f"{self.name} is a whole number, not {value!r}"
-        if value < self.minimum:
-            return f"{self.name} is at least {self.minimum}, not {value!r}"
+        if not self.minimum <= value <= self.maximum:
+            return f"{self.name} is from {self.minimum} to {self.maximum}, not {value!r}"
         return None
 
 
@@ -64,6 +68,11 @@ class RegisteredBot:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def arenas_own(self) -> bool:
+        """Registered by this project itself: its in-process player is the arena's own code."""
+        return re.sub(r"[-_.]+", "-", self.distribution).lower() == "loveletter-arena"
 
     def bot_command(self, options: Mapping[str, OptionValue] | None = None) -> BotCommand:
         """How a BotHost starts this bot as a subprocess, with the options set as `--NAME VALUE`."""

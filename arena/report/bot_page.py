@@ -69,7 +69,7 @@ def render_bot_page(bot: BotDiagnosis, fair: BotFairPlay, viewable: Set[str], lo
         "<main>",
         '<section id="mistakes"><h2>Provable mistakes</h2>',
         '<p class="note">Moves that were wrong whatever the hidden cards were, judged only from what this bot'
-        " knew when it moved: the events it was sent and its own hand (docs/diagnostics.md).</p>",
+        " knew when it moved: the events it was sent and its own hand (`arena docs diagnostics`).</p>",
         '<div class="scroll"><table id="mistake-table"><thead><tr><th scope="col">category</th>'
         '<th scope="col">count</th><th scope="col">per 100 decisions</th><th scope="col">what it is</th></tr>'
         f"</thead><tbody>{rows}</tbody></table></div>",
@@ -119,7 +119,7 @@ def _fair_play(fair: BotFairPlay, viewable: Set[str], up: str) -> str:
         '<section id="fair-play"><h2>Fair play</h2>'
         '<p class="note">Whether this bot succeeded far more often than what it could see allows, or spared another'
         " bot far more than its own way of choosing predicts. A flag says the plays were very unlikely for an"
-        " honest bot; it proves no cheating by itself: read the decisions it names (docs/diagnostics.md).</p>"
+        " honest bot; it proves no cheating by itself: read the decisions it names (`arena docs diagnostics`).</p>"
         + (
             f'<p id="not-tested">{escape(NOT_TESTED.capitalize())}.</p>'
             if not fair.tested

@@ -44,5 +44,5 @@ def sprt_section(store: ResultStore) -> str:
         f'<section id="sprt" data-decision="{state.decision.value}" data-pairs="{state.pairs}"'
         f' data-llr="{state.llr:.4f}"><h2>Sequential test</h2><ul class="sprt-summary">{lines}</ul>'
         f"<figure>{chart}<figcaption>The log-likelihood ratio after each pair, between the bounds at which the"
-        " test accepts H1 (above) or H0 (below): docs/sprt.md.</figcaption></figure></section>"
+        " test accepts H1 (above) or H0 (below): `arena docs sprt`.</figcaption></figure></section>"
     )

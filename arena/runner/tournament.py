@@ -136,7 +136,7 @@ def run_tournament(
         dynamic_ncols=True,
         postfix={"faults": 0},
     )
-    played = kept = faults = scheduled = 0
+    played = kept = faults = scheduled = total = 0
     failed: list[str] = []
     last_setup, repeated = "", 0  # the sandbox's set-up failure of the matches that failed last, and how many
     processes = {entry.name for entry in config.bots if entry.command is not None or entry.subprocess}
@@ -148,9 +148,10 @@ def run_tournament(
         for tables, expected in schedule:
             scheduled += len(tables)
             kept += sum(table.match_id in finished for table in tables)
+            total = max(scheduled, expected)  # as far as the schedule is known (a Swiss round at a time)
             shown = {"faults": faults, **({"kept": kept} if kept else {}), **schedule.status()}
             bar.set_postfix(shown, refresh=False)
-            bar.total = max(scheduled, expected) - kept
+            bar.total = total - kept
             jobs = []
             for table in tables:
                 deal = match_seed(seed, table.deal_key)
@@ -184,7 +185,7 @@ def run_tournament(
                         played += 1
                         faults += len(done.faults)
                         if live is not None:
-                            live(played + kept, bar.total or scheduled)
+                            live(played + kept, total)
                     if isinstance(done, MatchFailed) or done.faults:  # the postfix is formatted when it changes
                         shown = {**shown, "faults": faults, **({"arena errors": len(failed)} if failed else {})}
                         bar.set_postfix(shown, refresh=False)
@@ -204,7 +205,7 @@ def run_tournament(
             pool.close()
             pool = None
     except KeyboardInterrupt:
-        raise RunInterrupted(config.output, played + kept, int(bar.total or 0) + kept or scheduled) from None
+        raise RunInterrupted(config.output, played + kept, total) from None
     finally:
         bar.close()
         if pool is not None:

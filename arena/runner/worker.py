@@ -81,8 +81,8 @@ class MatchWorker:
         started = time.monotonic()
         match = Match(self.ruleset, list(job.seats), job.seed)
         players = [self._player(name) for name in job.seats]
-        sandboxed = [seat for seat, player in enumerate(players) if isinstance(player, RemotePlayer)]
-        watch = Watch(match, noted=sandboxed)  # an in-process bot is the arena's own trusted code
+        noted = [seat for seat, name in enumerate(job.seats) if not self._arenas_own(name, seat, players)]
+        watch = Watch(match, noted=noted)
         outcome = play_match(match, watch.wrap(players), job.match_id)
         faults = tuple(
             FaultRow(job.match_id, f.seat, job.seats[f.seat], f.reason, f.detail, f.stderr_tail, f.after_match)
@@ -157,6 +157,13 @@ class MatchWorker:
                 self._command(entry), self.config.timing, self.config.sandbox, self.config.limits, cpu=self.cpu
             )
         return RemotePlayer(host)
+
+    def _arenas_own(self, name: str, seat: int, players: Sequence[Player]) -> bool:
+        """A built-in of this project played in-process: the arena's own code, whose fair play is not noted (a
+        third-party plugin's in-process player, and every bot in its sandbox, are)."""
+        entry = self.entries[name]
+        in_process = not isinstance(players[seat], RemotePlayer)
+        return in_process and entry.builtin is not None and self.registry.lookup(entry.builtin).arenas_own
 
     def _command(self, entry: BotEntry) -> BotCommand:
         if entry.command is not None:

@@ -192,7 +192,7 @@ def explain_failure(message: str, path: str, proc_sys: Path = PROC_SYS) -> str:
         how = (
             "AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10 and"
             " later); allow them with `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor"
-            f" profile for {path} that allows `userns` (docs/configuration.md#bubblewrap)"
+            f" profile for {path} that allows `userns` (`arena docs configuration`, Bubblewrap)"
         )
     elif _sysctl("kernel.unprivileged_userns_clone", proc_sys) == "0":
         how = "kernel.unprivileged_userns_clone=0; allow them with `sysctl -w kernel.unprivileged_userns_clone=1`"

@@ -96,7 +96,7 @@ def basic(*, namespaces: bool) -> plans.Confinement:
         have = f"Landlock ABI {abi}" if abi else "no Landlock"
         notices.warn_once(
             f"sandbox: this kernel has {have} (Linux 6.12 on has ABI 6): basic bots are not kept from"
-            f" {', '.join(gaps)} (docs/configuration.md#sandbox)"
+            f" {', '.join(gaps)} (`arena docs configuration`, Sandbox)"
         )
     program = _seccomp_program(own_namespaces=namespaces)
     return plans.Confinement(landlock_abi=abi, seccomp=program, namespaces=namespaces)

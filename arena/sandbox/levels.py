@@ -68,7 +68,7 @@ def fallback_warning(problem: str) -> str:
     rest = f"bots share {', '.join(shared)}" if shared else "bots are kept apart by Landlock, seccomp and their UIDs"
     return (
         f"sandbox: bubblewrap cannot run here ({problem}); falling back to basic: {rest}, and the kernel's"
-        " counters that strict masks (docs/configuration.md#sandbox)"
+        " counters that strict masks (`arena docs configuration`, Sandbox)"
     )
 
 

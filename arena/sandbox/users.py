@@ -138,7 +138,7 @@ def choose(wanted: range | None = None, count: int = UID_COUNT) -> range:
     spans = usable()
     how = (
         f"choose a range that no user, group or subordinate range holds with {RANGE_VARIABLE}=FIRST-LAST or a"
-        " tournament's bot_uids: FIRST-LAST (docs/configuration.md#bot-user-ids)"
+        " tournament's bot_uids: FIRST-LAST (`arena docs configuration`, Bot user ids)"
     )
     if wanted is not None:
         if not any(wanted.start >= span.start and wanted.stop <= span.stop for span in spans):
@@ -271,7 +271,8 @@ class UserPool:
         last = ids.stop - 1
         raise SetupError(
             f"all {len(ids)} bot user ids {ids.start}\u2013{last} are held by other bots running now; choose a larger"
-            f" range with {RANGE_VARIABLE}=FIRST-LAST or a tournament's bot_uids (docs/configuration.md#bot-user-ids)"
+            f" range with {RANGE_VARIABLE}=FIRST-LAST or a tournament's bot_uids (`arena docs configuration`, Bot"
+            " user ids)"
         )
 
 

@@ -469,7 +469,8 @@ def another_configuration(output: Path, stored_text: str, current_text: str) -> 
     what = (
         "; ".join(changes)
         if changes
-        else "no field of the file changed, so a bot's files, a path or the arena's version of a bot did"
+        else "no field of the file changed: a path in it now leads elsewhere, or the results were kept by another"
+        " version of the arena"
     )
     return StoreError(
         f"{output} holds the results of a different configuration ({what}); to keep both, give this file another"

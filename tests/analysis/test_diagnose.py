@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from arena.analysis import Category, diagnose_replay
+from arena.analysis.diagnose import fair_play
 from arena.analysis.fairplay import Flag, notes_from_json
 from arena.analysis.report import NOT_TESTED
 from arena.analysis.watch import fair_play_of_replay
@@ -142,6 +143,17 @@ def test_the_notes_kept_as_each_match_is_played_are_those_of_its_replay(tmp_path
         again = fair_play_of_replay(read_replay(output / "replays" / f"{match.job.match_id}.jsonl"))
         assert notes_from_json(match.job.match_id, match.job.seats, kept[match.job.match_id]) == again
         assert again is not None and again.chances and again.aims is not None
+    # notes of another layout (an older arena's, a newer one's) are taken again from the replay, not trusted
+    store = ResultStore.open_existing(output)
+    try:
+        before = fair_play(store).bot("a").json()
+        other = '{"version": 0, "chances": []}'
+        with sqlite3.connect(output / "results.sqlite") as db:
+            db.execute("UPDATE fair_play SET notes = ?", (other,))
+        assert notes_from_json("m", ("a", "b"), other) is None
+        assert fair_play(store).bot("a").json() == before
+    finally:
+        store.close()
 
 
 def test_a_seat_that_reads_the_hidden_hands_is_flagged_in_arena_diagnose(tmp_path: Path) -> None:
@@ -218,5 +230,8 @@ def test_a_bot_that_never_answered_a_move_is_said_so_not_that_its_times_were_not
     in_process = BotDiagnosis("random", 1000, decisions=40)
     assert replies(in_process) == "reply times: none kept (played in-process, or recorded before they were kept)"
     late = BotDiagnosis("slow", 100, decisions=2, cpu_ms=[1.0, 2.0, 130.0], wall_ms=[2.0, 3.0, 140.0])
-    late.faults = [FaultRow("m0", 0, "slow", FaultReason.TIMEOUT, "no reply to act within 100 ms", "", False)]
+    late.faults = [
+        FaultRow("m0", 0, "slow", FaultReason.TIMEOUT, "no reply to act within 100 ms", "", False),
+        FaultRow("m1", 0, "slow", FaultReason.TIMEOUT, "no reply to match_start within 100 ms", "", False),
+    ]  # a move too late is among the reply times; a late match_start is not
     assert replies(late).startswith("reply times (3 replies, 1 too late), CPU ms: median 2.0, 95% 130, most 130 of 100")

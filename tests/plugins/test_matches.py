@@ -50,3 +50,25 @@ def test_the_example_bot_plays_alike_in_process_and_as_a_subprocess(
     assert max(played["in_process"]["tokens"]) > 0
     assert played["subprocess"] == played["in_process"]  # same bot, same seed: the same match either way
     assert played["shutdown"] == "None"
+
+
+TOURNAMENT = """name: plugins
+format: round-robin
+players_per_match: 2
+repeats: 2
+output: out
+bots:
+  - {name: plugin, builtin: first-legal}
+  - {name: ours, builtin: random}
+"""
+
+
+def test_a_third_party_bot_played_in_process_is_noted_for_fair_play_and_the_arenas_own_is_not(
+    firstbot: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "t.yaml").write_text(TOURNAMENT)
+    ran = run(["-m", "arena", "run", "t.yaml", "--quiet"], [firstbot], tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    shown = run(["-m", "arena", "diagnose", "out", "--format", "json"], [firstbot], tmp_path)
+    tested = {bot["bot"]: bot["fair_play"]["tested"] for bot in json.loads(shown.stdout)["bots"]}
+    assert tested == {"plugin": True, "ours": False}  # installed code, but not the arena's: it is checked

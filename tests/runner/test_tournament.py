@@ -202,9 +202,11 @@ def test_a_resumed_runs_progress_counts_only_the_matches_it_plays(
     with pytest.raises(KeyboardInterrupt, match=r"interrupted: \d+ of 3 matches are kept"):
         run_tournament(config, progress=False, executor=StopAfter(1))
     kept = len(results(config.output))
-    run_tournament(config, progress=True)
+    seen: list[tuple[int, int]] = []
+    run_tournament(config, progress=True, live=lambda done, total: seen.append((done, total)))
     bar = capsys.readouterr().err.replace("\r", "\n").splitlines()[-1]
     assert f" {3 - kept}/{3 - kept} " in bar and f"kept={kept}" in bar, bar
+    assert seen == [(kept + n, 3) for n in range(1, 4 - kept)]  # the live page counts every match, kept ones too
 
 
 def test_another_configuration_in_the_same_output_is_refused_unless_restarted(tournament_file: MakeFile) -> None:

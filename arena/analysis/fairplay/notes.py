@@ -326,10 +326,15 @@ def _outcomes(records: Sequence[Record]) -> tuple[list[bool | None], list[tuple[
 # -- kept in the store -----------------------------------------------------------------------------------------------
 
 
+NOTES_VERSION = 1
+"""The layout of a match's stored notes: notes of another layout are taken again from the match's replay."""
+
+
 def notes_json(notes: MatchFairPlay) -> bytes:
     """A match's notes as the store keeps them (the match's id and players are the match's row)."""
     return orjson.dumps(
         {
+            "version": NOTES_VERSION,
             "chances": [
                 [c.seat, c.line, c.target, c.bet.kind.value, sorted(c.bet.wins), c.bet.odds, c.success]
                 for c in notes.chances
@@ -342,9 +347,17 @@ def notes_json(notes: MatchFairPlay) -> bytes:
     )
 
 
-def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) -> MatchFairPlay:
-    """`notes_json` read back: equal to the notes written."""
-    data: dict[str, Any] = orjson.loads(text)
+def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) -> MatchFairPlay | None:
+    """`notes_json` read back: equal to the notes written; None for notes of another layout, or unreadable."""
+    try:
+        return _notes(match_id, players, orjson.loads(text))
+    except (orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
+        return None
+
+
+def _notes(match_id: str, players: Sequence[str], data: dict[str, Any]) -> MatchFairPlay:
+    if data.get("version") != NOTES_VERSION:
+        raise ValueError("another layout")
     return MatchFairPlay(
         match_id,
         tuple(players),

@@ -1,0 +1,219 @@
+"""The search bot as it was on 2026-12-06, kept to measure today's against (benchmarks/strength.py): a determinization
+search bot (perfect-information Monte Carlo).
+
+At each decision it samples complete hidden states consistent with everything it has observed (the
+card counting of `heuristic`: known hands, Guard misses, unseen cards), plays every candidate answer in
+each sampled state and finishes the round with a quick playout policy, and answers with the candidate
+that gained the most tokens on average. Every candidate is tried in the same sampled states, so their
+averages differ by the answer, not by the luck of the sample. It stops at its time budget, a share of
+`deadline_ms` (10% unless configured), after at least a few samples; `heuristic`'s score breaks ties.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from arena.bots.beliefs import Beliefs, Message
+from arena.bots.heuristic import HeuristicBot
+from arena.bots.simulator import GUARD, OUT, Playout, Rules, World
+from arena.engine.cards import Card
+
+INDEX = {card.label: int(card) for card in Card}
+GUESSES_PER_TARGET = 2
+"""Guard answers kept per target: its likeliest guesses (naming an unlikely card never pays)."""
+MIN_SAMPLES = 8
+PRUNE_EVERY = 16
+"""After every this many samples, candidates more than two standard errors behind the best are dropped."""
+
+
+class SearchBot:
+    def __init__(self, share: float = 0.1, samples: int | None = None) -> None:
+        """`share` of each deadline is the time budget; `samples`, when given, fixes the number of
+        sampled states instead (for reproducible play)."""
+        self.share = share
+        self.samples = samples
+        self.heuristic = HeuristicBot()
+        self.rules = Rules.of("2019")
+        self.rng = random.Random(0)
+
+    @property
+    def beliefs(self) -> Beliefs:
+        return self.heuristic.beliefs
+
+    def match_start(self, message: Message) -> None:
+        self.heuristic.match_start(message)
+        self.rules = Rules.of(message["ruleset"])
+        self.rng = random.Random(f"search/{message['match_id']}/{message['seat']}")
+
+    def act(self, message: Message) -> dict[str, Any]:
+        started = time.perf_counter()
+        beliefs = self.beliefs
+        beliefs.act(message)
+        candidates = self._candidates(message)
+        if len(candidates) == 1:
+            answer = candidates[0]
+        else:
+            budget = self.share * message["deadline_ms"] / 1000
+            totals = self._search(message, candidates, started + budget)
+            unseen = beliefs.unseen()
+            prior = (
+                [0.0] * len(candidates)
+                if message["decision"] == "chancellor"
+                else [self.heuristic.score(c, message, unseen) for c in candidates]
+            )
+            best = max(range(len(candidates)), key=lambda i: (totals[i], prior[i]))
+            answer = candidates[best]
+        beliefs.chose(answer)
+        return answer
+
+    def _candidates(self, message: Message) -> list[dict[str, Any]]:
+        legal = message["legal"]
+        if message["decision"] == "chancellor":
+            return legal
+        safe = [a for a in legal if a["card"] != "princess"] or legal
+        unseen = self.beliefs.unseen()
+        guards: dict[int, list[dict[str, Any]]] = {}
+        others = []
+        for action in safe:
+            if action["card"] == "guard" and "guess" in action:
+                guards.setdefault(action["target"], []).append(action)
+            else:
+                others.append(action)
+        for target, actions in guards.items():
+            odds = self.beliefs.hand_odds(target, unseen)
+            actions.sort(key=lambda a: (-odds.get(a["guess"], 0.0), -unseen.get(a["guess"], 0)))  # unseen first
+            others += actions[:GUESSES_PER_TARGET]
+        return others
+
+    def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float) -> list[float]:
+        """Mean tokens gained by each candidate; candidates clearly behind are dropped as samples come in, so
+        the budget goes to telling the good ones apart."""
+        totals = [0.0] * len(candidates)
+        squares = [0.0] * len(candidates)
+        tries = [0] * len(candidates)
+        active = list(range(len(candidates)))
+        playout = Playout(self.rules, self.beliefs.seat, self.rng)
+        table = self._table(message)
+        samples = 0
+        while True:
+            if self.samples is not None:
+                if samples >= self.samples:
+                    break
+            elif samples >= MIN_SAMPLES and time.perf_counter() >= deadline:
+                break
+            world = self._sample(table)
+            for i in active:
+                gained = self._try(playout, world.copy(), message, candidates[i])
+                totals[i] += gained
+                squares[i] += gained * gained
+                tries[i] += 1
+            samples += 1
+            if samples % PRUNE_EVERY == 0 and len(active) > 2:
+                active = _leaders(active, totals, squares, tries)
+        return [totals[i] / tries[i] if i in active else -1.0 for i in range(len(candidates))]
+
+    def _try(self, playout: Playout, world: World, message: Message, action: dict[str, Any]) -> float:
+        seat = self.beliefs.seat
+        if "keep" in action:
+            return playout.after_chancellor(world, seat, INDEX[action["keep"]], [INDEX[c] for c in action["bottom"]])
+        hand = list(message["hand"])
+        hand.remove(action["card"])
+        kept = hand[0]
+        if kept == self.beliefs.my_card:  # those who knew my card still do
+            for viewer in self.beliefs.watchers.get(seat, ()):
+                world.knows[viewer, seat] = INDEX[kept]
+        guess = action.get("guess")
+        return playout.finish(
+            world,
+            seat,
+            INDEX[action["card"]],
+            INDEX[kept],
+            action.get("target"),
+            None if guess is None else INDEX[guess],
+        )
+
+    def _table(self, message: Message) -> _Table:
+        """What every sampled state shares: the cards to hand out, and everything public."""
+        beliefs, values = self.beliefs, self.rules.values
+        unseen = beliefs.unseen()
+        players = message["players"]
+        public = list(self.rules.counts)
+        for card in message["removed_face_up"]:
+            public[INDEX[card]] -= 1
+        for player in players:
+            for card in player["discards"]:
+                public[INDEX[card]] -= 1
+        opponents = []
+        for seat in beliefs.opponents_in():
+            known = beliefs.known.get(seat)
+            ruled_out = frozenset(INDEX[card] for card in beliefs.ruled_out.get(seat, ()))
+            opponents.append((seat, None if known is None else INDEX[known], ruled_out))
+        return _Table(
+            pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
+            opponents=opponents,
+            deck=message["deck"],
+            protected=[player["protected"] for player in players],
+            spies=[s in beliefs.spies for s in range(len(players))],
+            discard_sums=[sum(values[INDEX[c]] for c in player["discards"]) for player in players],
+            public=public,
+        )
+
+    def _sample(self, table: _Table) -> World:
+        """One hidden state consistent with what this seat knows."""
+        pool = table.pool[:]
+        self.rng.shuffle(pool)
+        hands = [OUT] * len(table.protected)  # my own hand stays OUT here: each candidate sets the card it keeps
+        for seat, known, ruled_out in table.opponents:
+            if known is not None:
+                hands[seat] = known
+                continue
+            pick = next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
+            hands[seat] = pool.pop(pick) if pool else GUARD  # no card left: my deductions were fooled
+        deck = pool[: table.deck]
+        return World(
+            hands=hands,
+            deck=deck,
+            set_aside=pool[table.deck] if len(pool) > table.deck else OUT,
+            protected=table.protected[:],
+            spies=table.spies[:],
+            discard_sums=table.discard_sums[:],
+            unseen=table.public[:],
+            knows=self._knowledge(hands),
+        )
+
+    def _knowledge(self, hands: list[int]) -> dict[tuple[int, int], int]:
+        """Who knows whose card in a sampled state: mine from my beliefs, the others' from what they saw."""
+        beliefs = self.beliefs
+        knows = {(beliefs.seat, seat): INDEX[card] for seat, card in beliefs.known.items() if hands[seat] != OUT}
+        for seat, viewers in beliefs.watchers.items():
+            if seat != beliefs.seat and hands[seat] != OUT:
+                for viewer in viewers:
+                    if hands[viewer] != OUT or viewer == beliefs.seat:
+                        knows[viewer, seat] = hands[seat]
+        return knows
+
+
+def _leaders(active: list[int], totals: list[float], squares: list[float], tries: list[int]) -> list[int]:
+    means = {i: totals[i] / tries[i] for i in active}
+    errors = {i: max(squares[i] / tries[i] - means[i] ** 2, 0.0) ** 0.5 / tries[i] ** 0.5 for i in active}
+    best = max(active, key=means.__getitem__)
+    keep = [i for i in active if means[i] + 2 * errors[i] >= means[best] - 2 * errors[best]]
+    if len(keep) < 2:
+        keep = sorted(active, key=means.__getitem__, reverse=True)[:2]
+    return sorted(keep)
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    pool: list[int]
+    """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card."""
+    opponents: list[tuple[int, int | None, frozenset[int]]]
+    """Each opponent still in: seat, the card I know it holds, the cards it cannot hold."""
+    deck: int
+    protected: list[bool]
+    spies: list[bool]
+    discard_sums: list[int]
+    public: list[int]
