@@ -331,6 +331,21 @@ def _size(size: int) -> str:
     return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
+def _seats_by_match(output: Path) -> dict[str, tuple[str, ...]]:
+    """Each recorded match's seats, for saying whether a bot played it (empty where no results can be read)."""
+    from arena.errors import StoreError
+    from arena.store import ResultStore
+
+    try:
+        store = ResultStore.open_existing(output)
+    except StoreError:
+        return {}
+    try:
+        return {match.job.match_id: match.job.seats for match in store.matches()}
+    finally:
+        store.close()
+
+
 def _logs(args: argparse.Namespace) -> int:
     from arena.store.logs import LOGS, log_path, logged_bots, match_logs
 
@@ -346,12 +361,20 @@ def _logs(args: argparse.Namespace) -> int:
             size = sum(path.stat().st_size for path in logs)
             print(f"{bot}: {_plural(len(logs), 'match', 'matches')}, {_size(size)} in {output / LOGS / bot}")
         return 0
+    seats = _seats_by_match(output)
     if args.bot not in bots:
         known = f" (bots with logs: {', '.join(bots)})" if bots else ""
+        if seats and not any(args.bot in played for played in seats.values()):
+            everyone = sorted({bot for played in seats.values() for bot in played})
+            raise UsageError(f"logs: no bot {args.bot!r} played in {output} (bots: {', '.join(everyone)})")
         raise UsageError(f"logs: {args.bot} wrote nothing to its stderr in {output}{known}")
     if args.match is not None:
         path = log_path(output, args.bot, args.match)
         if not path.is_file():
+            if seats and args.match not in seats:
+                raise UsageError(f"logs: no match {args.match!r} in {output} (arena results {output} lists them)")
+            if seats and args.bot not in seats[args.match]:
+                raise UsageError(f"logs: {args.bot} did not play {args.match} ({', '.join(seats[args.match])} did)")
             raise UsageError(f"logs: {args.bot} wrote nothing to its stderr in match {args.match} ({path})")
         sys.stdout.write(path.read_text(encoding="utf-8"))
         return 0
@@ -422,6 +445,8 @@ def _run(args: argparse.Namespace) -> int:
     _say_seed_warning(config, args.file)
     _say_sandbox_fallback(config)
     _retired_replay_pages(args.replay_pages)
+    if args.restart:
+        _say_restart(config)
     from arena.report.live import LiveStandings
 
     live = LiveStandings(config.output)
@@ -455,6 +480,20 @@ def _say_seed_warning(config: TournamentConfig, shown: Path) -> None:
     warning = seed_warning(config)
     if warning is not None:
         print(f"arena: {shown}: {warning}", file=sys.stderr)
+
+
+def _say_restart(config: TournamentConfig) -> None:
+    """What --restart throws away, said before it does."""
+    from arena.store.database import recorded_durations
+
+    recorded = len(recorded_durations(config.output))
+    if recorded:
+        seed = "" if config.seed is not None else "; a new seed is drawn for the deals"
+        print(
+            f"arena: --restart: the {_plural(recorded, 'match', 'matches')} recorded in {config.output}"
+            f" {'is' if recorded == 1 else 'are'} discarded{seed}",
+            file=sys.stderr,
+        )
 
 
 def _say_sandbox_fallback(config: TournamentConfig) -> None:

@@ -87,6 +87,13 @@ def test_each_bots_stderr_is_kept_match_by_match_and_shown_by_arena_logs_and_the
     missing = arena("logs", output, "quiet")
     assert missing.returncode == 2 and "quiet wrote nothing to its stderr" in missing.stderr
     assert "(bots with logs: chatty)" in missing.stderr
+    nobody = arena("logs", output, "zzz")
+    assert nobody.returncode == 2 and f"no bot 'zzz' played in {output} (bots: " in nobody.stderr
+    unplayed = next(row["match_id"] for row in _results(output) if "chatty" not in row["seats"])
+    absent = arena("logs", output, "chatty", unplayed)
+    assert absent.returncode == 2 and f"logs: chatty did not play {unplayed} (" in absent.stderr
+    unknown = arena("logs", output, "chatty", "rr-9999")
+    assert unknown.returncode == 2 and "no match 'rr-9999' in" in unknown.stderr
 
     index = (output / "report" / "index.html").read_text()
     assert 'href="../logs/chatty/"' in index
@@ -204,3 +211,13 @@ def _results(output: Path) -> list[dict]:
     done = arena("results", output, "--format", "json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def test_restart_says_what_it_discards(tmp_path: Path) -> None:
+    path = tournament(tmp_path, "- {name: a, builtin: random}\n- {name: b, builtin: random}\n")
+    path.write_text(path.read_text().replace("seed: 4\n", ""))
+    assert run_arena("run", path, "--quiet", cwd=tmp_path).returncode == 0
+    again = run_arena("run", path, "--quiet", "--restart", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    said = f"arena: --restart: the 1 match recorded in {tmp_path / 'out'} is discarded; a new seed is drawn"
+    assert said in again.stderr, again.stderr

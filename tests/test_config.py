@@ -673,7 +673,7 @@ bots:
   - {name: carol, builtin: search}
 """
     assert changed_fields(stored, current) == [
-        "bots: carol added, bob removed, alice changed",
+        "bots: carol added, bob removed, alice changed (builtin: random → heuristic)",
         "limits.move_ms: 1000 → 500",
         "rounds: 3 → 4",
         "seed: (none) → 7",

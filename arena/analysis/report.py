@@ -78,13 +78,15 @@ def _ms(value: float) -> str:
 
 
 def fair_play_lines(fair: BotFairPlay) -> list[str]:
-    """`fair play: none`, or a line per flag: its name (and partner), its p-value against the threshold, and the
-    most telling decisions behind it as MATCH:LINE."""
+    """`fair play: no flag`, not tested, nothing to test, or a line per flag: its name (and partner), its p-value
+    against the threshold, and the most telling decisions behind it as MATCH:LINE."""
     flags = fair.flags
     if not fair.tested:
         return [f"  fair play: {NOT_TESTED}"]
+    if fair.knows_more is None and not fair.spares:
+        return ["  fair play: nothing to test (no play whose success a replay shows, no choice of target)"]
     if not flags:
-        return ["  fair play: none"]
+        return ["  fair play: no flag"]
     return ["  fair play:"] + [f"    {_flag_line(flag)}" for flag in flags]
 
 

@@ -46,10 +46,19 @@ def _bots(old: list[Any], new: list[Any]) -> str:
     before, after = _by_name(old), _by_name(new)
     parts = [f"{name} added" for name in after if name not in before]
     parts += [f"{name} removed" for name in before if name not in after]
-    parts += [f"{name} changed" for name in after if name in before and before[name] != after[name]]
+    parts += [
+        f"{name} changed ({_fields(before[name], after[name])})"
+        for name in after
+        if name in before and before[name] != after[name]
+    ]
     if not parts:
         parts = ["their order changed"]
     return ", ".join(parts)
+
+
+def _fields(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = [key for key in sorted(set(old) | set(new), key=str) if old.get(key) != new.get(key)]
+    return ", ".join(f"{key}: {_shown(old.get(key))} → {_shown(new.get(key))}" for key in keys)
 
 
 def _by_name(bots: list[Any]) -> dict[str, Any]:

@@ -16,20 +16,25 @@ from arena.store.export import standing_rows, write_rows
 
 
 def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
-    """The standings' columns, then the faults in all and by kind, the provable mistakes of each category per 100
-    decisions, the 95th percentile of the reply times (CPU ms), and the fair-play flags (how many, and each named
-    with its p-value). Every fault kind and mistake category has its column, so the columns are the same for every
-    course and every run."""
+    """The standings' columns, `rank` among the candidates alone (the field's bots play every candidate, so more
+    matches, and are no one to grade against: their rank in the whole table is `field_rank`), then the faults in all
+    and by kind, the provable mistakes of each category per 100 decisions, the 95th percentile of the reply times
+    (CPU ms), and the fair-play flags (how many, and each named with its p-value). Every fault kind and mistake
+    category has its column, so the columns are the same for every course and every run."""
     candidates = json.loads(store.meta().get("candidates", "[]"))
     diagnoses = {bot.bot: bot for bot in diagnose(store, candidates)}
     fair = fair_play(store)  # every bot tested, references too: the correction counts them all
     flat = []
-    for row in standing_rows(store, only=set(candidates)):
+    rows = standing_rows(store, only=set(candidates))
+    for row, rank in zip(rows, _ranks([row["rank"] for row in rows]), strict=True):
         diagnosis = diagnoses[row["bot"]]
         replies = diagnosis.reply_ms
         flat.append(
             {
-                **{key: value for key, value in row.items() if key not in ("faults", "head_to_head")},
+                "rank": rank,
+                "bot": row["bot"],
+                **{key: value for key, value in row.items() if key not in ("rank", "bot", "faults", "head_to_head")},
+                "field_rank": row["rank"],
                 "faults": sum(row["faults"].values()),
                 **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
                 "decisions": diagnosis.decisions,
@@ -56,3 +61,12 @@ def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
         f"{flag['flag']}{' ' + flag['partner'] if 'partner' in flag else ''} p={flag['p_value']:.2g}" for flag in flags
     ]
     return {"fair_play_flags": len(flags), "fair_play": "; ".join(named)}
+
+
+def _ranks(whole: list[int]) -> list[int]:
+    """Ranks among the rows kept, in their order, from their ranks in the whole table: equal there, equal here
+    (1, 1, 3 as the standings share a rank)."""
+    ranks: list[int] = []
+    for place, rank in enumerate(whole):
+        ranks.append(ranks[-1] if place and rank == whole[place - 1] else place + 1)
+    return ranks

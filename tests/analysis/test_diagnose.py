@@ -80,7 +80,7 @@ def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_
     table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
     assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
     assert f"  reply times ({first['decisions']} replies), CPU ms: median " in "\n".join(table)
-    assert table[-2:] == ["  faults: none", "  fair play: none"]
+    assert table[-2:] == ["  faults: none", "  fair play: no flag"]
     unknown = arena("diagnose", output, "--bot", "nobody")
     assert unknown.returncode == 2 and "no bot 'nobody'" in unknown.stderr
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import shutil
@@ -353,3 +354,15 @@ def test_duplicate_matches_deal_the_same_cards_to_the_rotated_seats(tournament_f
         first = next(json.loads(line) for line in path.read_text().splitlines() if '"round_start"' in line)
         deals.append((first["hands"], first["deck"]))
     assert deals[0] == deals[1]
+
+
+def test_a_gauntlets_gradebook_ranks_the_candidates_among_themselves(tournament_file: MakeFile) -> None:
+    extra = "gauntlet: {candidates: [student-0, student-1]}\n"
+    config = load_config(tournament_file(fmt="gauntlet", programs=2, extra=extra))
+    run_tournament(config, progress=False)
+    rows = list(csv.DictReader((config.output / "gauntlet.csv").open()))
+    whole = {row["bot"]: row["rank"] for row in standings_of(config.output)}
+    assert [row["bot"] for row in rows] == sorted(whole.keys() & {"student-0", "student-1"}, key=whole.__getitem__)
+    assert [row["field_rank"] for row in rows] == [str(whole[row["bot"]]) for row in rows]
+    tied = whole["student-0"] == whole["student-1"]
+    assert [row["rank"] for row in rows] == (["1", "1"] if tied else ["1", "2"])
