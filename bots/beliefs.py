@@ -14,6 +14,10 @@ from typing import Any
 from arena.engine.cards import get_ruleset
 
 Message = dict[str, Any]
+UNLIKELY = 0.4
+"""How much less likely a player kept a card worth less than the one it chose to play."""
+FORCED = 3.0
+"""How much likelier a player that played the Countess holds a King or a Prince (she must then be played)."""
 
 
 class Beliefs:
@@ -34,6 +38,10 @@ class Beliefs:
         self.watchers: dict[int, set[int]] = {}
         """Who else knows a seat's hand (my own included): a Priest's look, a Baron tie, a King trade."""
         self.message: Message = {}
+        self.infer = False
+        """Also read what an opponent's own play says of the card it kept (search does; heuristic counts only)."""
+        self.last_played: dict[int, str] = {}
+        """The card each opponent chose to play on its last turn, while the card it kept is unknown to me."""
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -71,6 +79,7 @@ class Beliefs:
                 handler(event)
 
     def _on_round_start(self, event: Message) -> None:
+        self.last_played.clear()
         self.known.clear()
         self.ruled_out.clear()
         self.spies.clear()
@@ -81,6 +90,7 @@ class Beliefs:
     def _forget(self, seat: int) -> None:
         self.known.pop(seat, None)
         self.ruled_out.pop(seat, None)
+        self.last_played.pop(seat, None)
 
     def _unwatch(self, seat: int) -> None:
         self.watchers.pop(seat, None)
@@ -99,6 +109,7 @@ class Beliefs:
                 self._forget(seat)  # they played the card I knew of: what they hold now is new to me
             else:
                 self.ruled_out.pop(seat, None)  # a fresh draw may hold anything
+            self.last_played[seat] = card  # it chose this one over the card it kept
         if target is not None and target != seat and card in ("priest", "baron"):
             self._watch(seat, target)
             if card == "baron":
@@ -133,6 +144,8 @@ class Beliefs:
             self.known[seat] = b
         self.ruled_out.pop(seat, None)
         self.ruled_out.pop(target, None)
+        self.last_played.pop(seat, None)  # the hands moved: what one chose to keep is now the other's
+        self.last_played.pop(target, None)
 
     def _on_discard(self, event: Message) -> None:
         seat = event["seat"]
@@ -185,11 +198,22 @@ class Beliefs:
         pool = Counter(unseen if unseen is not None else self.unseen())
         for card in self.ruled_out.get(seat, ()):
             pool.pop(card, None)
-        total = sum(pool.values())
-        if total <= 0:  # my deductions contradict each other (a bluff I cannot see): fall back to all unseen
+        if sum(pool.values()) <= 0:  # my deductions contradict each other (a bluff I cannot see): all unseen
             pool = Counter(unseen if unseen is not None else self.unseen())
-            total = sum(pool.values()) or 1
-        return {card: count / total for card, count in pool.items() if count > 0}
+        weighted = {card: count * self.kept_weight(seat, card) for card, count in pool.items() if count > 0}
+        total = sum(weighted.values()) or 1
+        return {card: weight / total for card, weight in weighted.items()}
+
+    def kept_weight(self, seat: int, card: str) -> float:
+        """How much likelier `seat` holds `card` than its count says, from the card it chose to play last (with
+        `infer`): a player keeps the better card, and plays the Countess beside a King or a Prince."""
+        played = self.last_played.get(seat) if self.infer else None
+        if played is None:
+            return 1.0
+        values = self.values
+        if played == "countess":
+            return FORCED if card in ("king", "prince") else 1.0 if values[card] > values[played] else UNLIKELY
+        return 1.0 if values[card] >= values[played] else UNLIKELY
 
     def opponents_in(self) -> list[int]:
         return [seat for seat, player in enumerate(self.message["players"]) if seat != self.seat and player["in_round"]]

@@ -48,6 +48,7 @@ class SearchBot:
         self.share = share
         self.seed = seed
         self.heuristic = HeuristicBot()
+        self.heuristic.beliefs.infer = True
         self.rules = Rules.of("2019")
         self.rng = random.Random(0)
 
@@ -179,7 +180,12 @@ class SearchBot:
         for seat in beliefs.opponents_in():
             known = beliefs.known.get(seat)
             ruled_out = frozenset(INDEX[card] for card in beliefs.ruled_out.get(seat, ()))
-            opponents.append((seat, None if known is None else INDEX[known], ruled_out))
+            weights = None
+            if seat in beliefs.last_played and beliefs.infer:
+                weights = tuple(
+                    beliefs.kept_weight(seat, card.label) if self.rules.values[int(card)] >= 0 else 0.0 for card in Card
+                )
+            opponents.append((seat, None if known is None else INDEX[known], ruled_out, weights))
         return _Table(
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
             opponents=opponents,
@@ -195,12 +201,11 @@ class SearchBot:
         pool = table.pool[:]
         self.rng.shuffle(pool)
         hands = [OUT] * len(table.protected)  # my own hand stays OUT here: each candidate sets the card it keeps
-        for seat, known, ruled_out in table.opponents:
+        for seat, known, ruled_out, weights in table.opponents:
             if known is not None:
                 hands[seat] = known
                 continue
-            pick = next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
-            hands[seat] = pool.pop(pick) if pool else GUARD  # no card left: my deductions were fooled
+            hands[seat] = pool.pop(self._pick(pool, ruled_out, weights)) if pool else GUARD  # else: I was fooled
         deck = pool[: table.deck]
         return World(
             hands=hands,
@@ -212,6 +217,16 @@ class SearchBot:
             unseen=table.public[:],
             knows=self._knowledge(hands),
         )
+
+    def _pick(self, pool: list[int], ruled_out: frozenset[int], weights: tuple[float, ...] | None) -> int:
+        """Where in the shuffled pool an opponent's card is: the first it may hold, or one drawn by how likely its
+        own play makes each card (Beliefs.kept_weight)."""
+        if weights is None:
+            return next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
+        odds = [0.0 if card in ruled_out else weights[card] for card in pool]
+        if not any(odds):
+            return 0
+        return self.rng.choices(range(len(pool)), odds)[0]
 
     def _knowledge(self, hands: list[int]) -> dict[tuple[int, int], int]:
         """Who knows whose card in a sampled state: mine from my beliefs, the others' from what they saw."""
@@ -239,8 +254,9 @@ def _leaders(active: list[int], totals: list[float], squares: list[float], tries
 class _Table:
     pool: list[int]
     """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card."""
-    opponents: list[tuple[int, int | None, frozenset[int]]]
-    """Each opponent still in: seat, the card I know it holds, the cards it cannot hold."""
+    opponents: list[tuple[int, int | None, frozenset[int], tuple[float, ...] | None]]
+    """Each opponent still in: seat, the card I know it holds, the cards it cannot hold, and how likely each card is
+    from what it chose to play (None: as the counts say)."""
     deck: int
     protected: list[bool]
     spies: list[bool]
