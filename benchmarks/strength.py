@@ -6,7 +6,6 @@ Pairings (2019 rules, whole matches to the token target, in-process players as t
   search-vs-old-search     2 players: `search` against the search of 2026-12-06        (target >= 60%)
   search-vs-counter        2 players: `search` against a card counter playing the best single move  (>= 65%)
   heuristic-vs-random      2 players: the ladder's first step
-  strong-vs-search         2 players: `search-strong` against `search`, the ladder's last step
 
 Duplicate deals: the deal of seed k is played once with the candidate in every seat (match i plays seed
 i // players with the candidate in seat i % players), so both sides meet the same cards. A match counts as won
@@ -35,7 +34,7 @@ from typing import Any
 from arena.bots.beliefs import Beliefs
 from arena.bots.heuristic import HeuristicBot
 from arena.bots.random_bot import RandomBot
-from arena.bots.search import PLAYOUTS, STRONG_PLAYOUTS, SearchBot
+from arena.bots.search import PLAYOUTS, SearchBot
 from arena.engine import RULESETS, Match
 from arena.players.local import MessagePlayer
 from arena.runner import play_match
@@ -97,7 +96,6 @@ MAKERS: dict[str, Callable[[], Any]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "search": lambda: SearchBot(playouts=PLAYOUTS),
-    "search-strong": lambda: SearchBot(playouts=STRONG_PLAYOUTS),
     "old-search": lambda: OldSearchBot(samples=OLD_SEARCH_SAMPLES),
     "counter": BestSingleMove,
 }
@@ -108,7 +106,6 @@ PAIRINGS: dict[str, tuple[int, str, str, float | None]] = {
     "search-vs-old-search": (2, "search", "old-search", 0.60),
     "search-vs-counter": (2, "search", "counter", 0.65),
     "heuristic-vs-random": (2, "heuristic", "random", None),
-    "strong-vs-search": (2, "search-strong", "search", None),
 }
 """Name: (players, candidate, opponent at every other seat, target win rate)."""
 
@@ -200,13 +197,12 @@ def elo(rate: float) -> float:
 
 def ladder(figures: dict[str, Figure]) -> dict[str, float] | None:
     """Each built-in's Elo from the duels up the ladder (random 0), when they were played."""
-    steps = ("heuristic-vs-random", "search-vs-heuristic-2p", "strong-vs-search")
+    steps = ("heuristic-vs-random", "search-vs-heuristic-2p")
     if not all(step in figures for step in steps):
         return None
     ratings = {"random": 0.0}
     ratings["heuristic"] = elo(figures["heuristic-vs-random"].win_rate)
     ratings["search"] = ratings["heuristic"] + elo(figures["search-vs-heuristic-2p"].win_rate)
-    ratings["search-strong"] = ratings["search"] + elo(figures["strong-vs-search"].win_rate)
     return {name: round(value) for name, value in ratings.items()}
 
 

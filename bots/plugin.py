@@ -14,7 +14,7 @@ from arena.plugins import BotOption, BotRegistrar, BotSpec, hookimpl
 
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
-from .search import PLAYOUTS, STRONG_PLAYOUTS, SearchBot
+from .search import PLAYOUTS, SearchBot
 
 MAX_PLAYOUTS = 100_000
 """About a second a move: more would hold an in-process run up, which no clock stops."""
@@ -58,14 +58,6 @@ BUILT_IN = (
         SearchBot,
         f"samples hidden states consistent with what it saw, plays out each answer ({PLAYOUTS} playouts a move)",
         options=_search_options(PLAYOUTS),
-    ),
-    _BuiltIn(
-        "search-strong",
-        "search",
-        lambda **options: SearchBot(**{"playouts": STRONG_PLAYOUTS, **options}),
-        f"search with {STRONG_PLAYOUTS} playouts a move: the strongest built-in, and the slowest",
-        arguments=("--playouts", str(STRONG_PLAYOUTS), "--name", "search-strong"),
-        options=_search_options(STRONG_PLAYOUTS),
     ),
 )
 """The ladder, weakest first (docs/bots.md gives each one's rating against the others)."""

@@ -34,8 +34,6 @@ MIN_SAMPLES = 8
 PLAYOUTS = 1200
 """The default budget: playouts a decision, over every candidate; what it costs is in BENCHMARKS.md (Bot strength),
 well within the default move_ms of 1000 on a slow machine."""
-STRONG_PLAYOUTS = 4800
-"""The budget of `search-strong`."""
 PRUNE_EVERY = 16
 """After every this many samples, candidates more than two standard errors behind the best are dropped."""
 

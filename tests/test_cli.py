@@ -121,17 +121,12 @@ def test_arena_bots_lists_the_ladder_and_each_bots_options() -> None:
 
     listed = subprocess.run([sys.executable, "-m", "arena", "bots", "--format", "json"], capture_output=True, text=True)
     bots = {bot["name"]: bot for bot in json.loads(listed.stdout)}
-    assert [name for name in bots if name in ("random", "heuristic", "search", "search-strong")] == [
-        "random",
-        "heuristic",
-        "search",
-        "search-strong",
-    ]
+    assert [name for name in bots if name in ("random", "heuristic", "search")] == ["random", "heuristic", "search"]
     assert [(o["name"], o["type"], o["default"]) for o in bots["search"]["options"]] == [
         ("playouts", "int", 1200),
         ("seed", "int", 0),
         ("share", "float", None),
     ]
-    assert bots["search-strong"]["options"][0]["default"] == 4800 and bots["random"]["options"] == []
+    assert bots["random"]["options"] == []
     table = subprocess.run([sys.executable, "-m", "arena", "bots"], capture_output=True, text=True).stdout
     assert "  option playouts (int 1 to 100000, default 1200): playouts a decision" in table

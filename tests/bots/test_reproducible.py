@@ -21,7 +21,7 @@ output: {output}
 bots:
   - {{name: search, builtin: search, options: {{playouts: 300}}}}
   - {{name: search-program, builtin: search, subprocess: true, options: {{playouts: 200, seed: 3}}}}
-  - {{name: strong, builtin: search-strong, options: {{playouts: 400}}}}
+  - {{name: quick, builtin: search, options: {{playouts: 100, seed: 7}}}}
   - {{name: heuristic, builtin: heuristic}}
 """
 
