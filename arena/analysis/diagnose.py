@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,7 @@ def fair_play(store: ResultStore, bots: Sequence[str] | None = None, criteria: C
     """Both fair-play tests for every bot (or those named) over the tournament: each match's notes as its worker
     kept them, or noted again from the replay for a match recorded without them."""
     kept = store.fair_play_notes()
+    trusted: set[str] | None = None  # read at the first replay noted again (it loads the plugins)
     notes: list[MatchFairPlay] = []
     for match in store.matches():
         seats, match_id = match.job.seats, match.job.match_id
@@ -159,7 +160,9 @@ def fair_play(store: ResultStore, bots: Sequence[str] | None = None, criteria: C
             continue  # a bye
         text = kept.get(match_id)
         found = notes_from_json(match_id, seats, text) if text is not None else None
-        found = found or _noted_again(match.replay)  # recorded before notes were kept, or in another layout
+        if found is None:  # recorded before notes were kept, or in another layout
+            trusted = _trusted(store.meta()) if trusted is None else trusted
+            found = _noted_again(match.replay, trusted)
         if found is not None:
             notes.append(found)
     return tally(notes, bots, criteria)
@@ -173,13 +176,33 @@ def fair_play_from_replays(
     return tally((notes for notes in found if notes is not None), bots, criteria)
 
 
-def _noted_again(replay: Path | None) -> MatchFairPlay | None:
+def _noted_again(replay: Path | None, trusted: Collection[str]) -> MatchFairPlay | None:
     if replay is None:
         return None
     try:
-        return fair_play_of_replay(read_replay(replay))
+        return fair_play_of_replay(read_replay(replay), trusted)
     except ReplayError:
         return None
+
+
+def _trusted(meta: dict[str, str]) -> set[str]:
+    """The bots the worker did not note: the arena's own built-ins played in-process, as the configuration text
+    the run kept names them (none where it cannot be read)."""
+    from arena.plugins import load_registry  # imports every installed plugin: only when a replay is read again
+
+    try:
+        bots = (yaml.safe_load(meta.get("config_text", "")) or {}).get("bots") or []
+        registry = load_registry()
+        return {
+            str(bot["name"])
+            for bot in bots
+            if isinstance(bot, dict)
+            and not bot.get("subprocess")
+            and bot.get("builtin") in registry
+            and registry[bot["builtin"]].arenas_own
+        }
+    except (yaml.YAMLError, AttributeError, TypeError, KeyError):
+        return set()
 
 
 def _move_ms(meta: dict[str, str]) -> int:

@@ -129,12 +129,15 @@ def diagnose_replay(lines: Sequence[ReplayLine]) -> list[SeatDiagnosis]:
     return watch.diagnoses() if watch is not None else []
 
 
-def fair_play_of_replay(lines: Sequence[ReplayLine]) -> MatchFairPlay | None:
+def fair_play_of_replay(lines: Sequence[ReplayLine], trusted: Collection[str] = ()) -> MatchFairPlay | None:
     """The fair-play notes from a replay, re-simulated: each decision from the events and the view its seat had, as
-    far as the replay keeps the rules (None for a replay that starts wrong)."""
+    far as the replay keeps the rules (None for a replay that starts wrong); the seats of the `trusted` bots (the
+    arena's own played in-process) are not followed, as in the worker."""
     witness: Witness | None = None
     for match, seat, action in replayed_decisions(lines):
-        witness = witness or Witness(match)
+        if witness is None:
+            noted = [seat for seat, name in enumerate(match.players) if name not in trusted]
+            witness = Witness(match, noted)
         witness.judge(seat, action)
     if witness is None:
         return None

@@ -19,7 +19,8 @@ def seer_tournament(folder: Path, gauntlet: bool = False) -> Path:
     workers kept, and the viewer's data, are dropped, so that both are made again from the rewritten replays (and
     with `gauntlet`, seer the candidate, its gradebook too, by `arena run` again)."""
     extra = "gauntlet: {candidates: [seer], repeats: 12}\n" if gauntlet else "repeats: 12\n"
-    path = tournament(folder, "- {name: seer, builtin: random}\n- {name: random, builtin: random}\n", extra=extra)
+    bots = "- {name: seer, builtin: random, subprocess: true}\n- {name: random, builtin: random, subprocess: true}\n"
+    path = tournament(folder, bots, extra=extra)  # programs, as a course's are: the arena notes their fair play
     if gauntlet:
         path.write_text(path.read_text().replace("format: round-robin", "format: gauntlet"))
     assert run_arena("run", path, "--quiet", cwd=folder).returncode == 0

@@ -76,6 +76,12 @@ def test_arena_diagnose_reports_each_bots_mistakes_with_their_lines_reply_times_
     for name in ("random", "heuristic"):
         assert bots[name]["fair_play"] == {"tested": False, "flags": [], "knows_more": None, "spares": []}
     assert arena("diagnose", output, "--bot", "random").stdout.splitlines()[-1] == f"  fair play: {NOT_TESTED}"
+    with sqlite3.connect(output / "results.sqlite") as db:  # as recorded before notes were kept: from the replays
+        db.execute("DELETE FROM fair_play")
+    again = {
+        bot["bot"]: bot["fair_play"] for bot in json.loads(arena("diagnose", output, "--format", "json").stdout)["bots"]
+    }
+    assert again == {name: bot["fair_play"] for name, bot in bots.items()}  # the same bots noted, the same figures
 
     table = arena("diagnose", output, "--bot", "first").stdout.splitlines()
     assert table[0].startswith(f"first: {first['decisions']} decisions; provable mistakes: ")
