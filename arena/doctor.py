@@ -286,12 +286,16 @@ def _signals(place: _Place, level: SandboxLevel) -> Check:
 def _fork_bomb(place: _Place, level: SandboxLevel) -> Check:
     bot = place.bot_running(level, FORK_BOMB)
     try:
-        said = _said(bot) or bot.stderr_tail().strip()[-200:] or f"no word from the bot within {WAIT_S:g} s"
+        said = _said(bot)
+        kind, detail = bot.exit_fault() if bot.returncode() not in (None, 0) else ("", "")
     finally:
         bot.kill()
     still = subprocess.run(["true"], timeout=WAIT_S).returncode == 0
-    stopped = said.startswith("stopped at")
-    return Check("fork bomb", stopped and still, said + ("" if still else "; the arena could not start a process"))
+    # Stopped at its process limit, or by another of its limits first (its copies' memory, counted together where
+    # no cgroup shares their pages, can pass memory_mb before the process limit is reached): the bomb failed.
+    stopped = said.startswith("stopped at") or kind == "limit"
+    shown = said or detail or bot.stderr_tail().strip()[-200:] or f"no word from the bot within {WAIT_S:g} s"
+    return Check("fork bomb", stopped and still, shown + ("" if still else "; the arena could not start a process"))
 
 
 def _ended_by_limit(place: _Place, level: SandboxLevel, name: str, script: str) -> Check:
