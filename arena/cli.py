@@ -361,8 +361,8 @@ def _logs(args: argparse.Namespace) -> int:
             size = sum(path.stat().st_size for path in logs)
             print(f"{bot}: {_plural(len(logs), 'match', 'matches')}, {_size(size)} in {output / LOGS / bot}")
         return 0
-    seats = _seats_by_match(output)
     if args.bot not in bots:
+        seats = _seats_by_match(output)  # read only to say why there is no log
         known = f" (bots with logs: {', '.join(bots)})" if bots else ""
         if seats and not any(args.bot in played for played in seats.values()):
             everyone = sorted({bot for played in seats.values() for bot in played})
@@ -371,6 +371,7 @@ def _logs(args: argparse.Namespace) -> int:
     if args.match is not None:
         path = log_path(output, args.bot, args.match)
         if not path.is_file():
+            seats = _seats_by_match(output)
             if seats and args.match not in seats:
                 raise UsageError(f"logs: no match {args.match!r} in {output} (arena results {output} lists them)")
             if seats and args.bot not in seats[args.match]:

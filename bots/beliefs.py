@@ -38,6 +38,8 @@ class Beliefs:
         self.watchers: dict[int, set[int]] = {}
         """Who else knows a seat's hand (my own included): a Priest's look, a Baron tie, a King trade."""
         self.message: Message = {}
+        self._sight_counted: Message | None = None
+        self._out_of_sight: Counter[str] = Counter()
         self.infer = False
         """Also read what an opponent's own play says of the card it kept (search does; heuristic counts only)."""
         self.last_played: dict[int, str] = {}
@@ -171,25 +173,23 @@ class Beliefs:
 
     def unseen(self) -> Counter[str]:
         """Cards I have not seen anywhere: in the deck, the set-aside card, or opponents' unknown hands."""
-        message = self.message
-        left = Counter(self.counts)
-        left.subtract(message["hand"])
-        left.subtract(message["removed_face_up"])
-        for player in message["players"]:
-            left.subtract(player["discards"])
+        left = Counter(self.out_of_sight())
         left.subtract(self.known.values())
         return +left
 
     def out_of_sight(self) -> Counter[str]:
         """Copies of each card not face up and not in my hand: a Guard naming a card with none is sure to miss,
-        even where every card left is one I know the place of (unseen() leaves those out too)."""
+        even where every card left is one I know the place of (unseen() leaves those out too). Counted once per
+        act message (every Guard answer asks), so not to be changed by the caller."""
         message = self.message
-        left = Counter(self.counts)
-        left.subtract(message["hand"])
-        left.subtract(message["removed_face_up"])
-        for player in message["players"]:
-            left.subtract(player["discards"])
-        return +left
+        if self._sight_counted is not message:
+            left = Counter(self.counts)
+            left.subtract(message["hand"])
+            left.subtract(message["removed_face_up"])
+            for player in message["players"]:
+                left.subtract(player["discards"])
+            self._sight_counted, self._out_of_sight = message, +left
+        return self._out_of_sight
 
     def hand_odds(self, seat: int, unseen: Counter[str] | None = None) -> dict[str, float]:
         """The chance of each card being the hand of `seat`, an opponent still in the round."""

@@ -285,15 +285,18 @@ def _sure_plays(view: View, sight: Sight) -> tuple[tuple[int, frozenset[Card]], 
         if not isinstance(play, Play) or play.target not in known:
             continue
         held = known[play.target]
-        rest = list(view.hand)
-        rest.remove(play.card)
         if (
             (play.card is GUARD and play.guess is held)
-            or (play.card is BARON and rest and values[rest[0]] > values[held])
+            or (play.card is BARON and values[_kept(view.hand, BARON)] > values[held])
             or (play.card is PRINCE and held is PRINCESS)
         ):
             sure.setdefault(play.target, set()).add(play.card)
     return tuple((target, frozenset(cards)) for target, cards in sorted(sure.items()))
+
+
+def _kept(hand: Sequence[Card], played: Card) -> Card:
+    """The other card of a two-card hand, once `played` is played."""
+    return hand[1] if hand[0] is played else hand[0]
 
 
 def _success(card: Card, kept: Card | None, odds: Odds, ruleset: Ruleset) -> float:
