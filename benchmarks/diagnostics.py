@@ -27,7 +27,6 @@ from pathlib import Path
 
 from arena.analysis import Watch
 from arena.analysis.diagnose import diagnose, fair_play
-from arena.analysis.fairplay import notes_json
 from arena.config import load_config
 from arena.engine import Match, get_ruleset
 from arena.plugins import load_registry
@@ -77,9 +76,7 @@ def judging_per_decision(noted: bool, matches: int = 40, pairs: int = 25) -> flo
             play_match(match, watch.wrap(players) if judged else players, f"m{number}")
             if judged:  # what the worker hands the arena: the seats' diagnoses and the fair-play notes, encoded
                 watch.diagnoses()
-                notes = watch.fair_play(f"m{number}")
-                assert notes is not None
-                notes_json(notes)
+                assert watch.fair_play_json() is not None
             decisions += sum(1 for record in match.records if type(record).__name__ == "Decided")
         return time.process_time() - started, decisions
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from arena.analysis.fairplay import Criteria, FairPlay, MatchFairPlay, notes_from_json, tally
+from arena.analysis.fairplay import Criteria, FairPlay, MatchFairPlay, notes_columns, read_columns, tally, tally_columns
 from arena.analysis.mistakes import Category
 from arena.analysis.watch import diagnose_replay, fair_play_of_replay
 from arena.errors import ReplayError
@@ -153,19 +153,20 @@ def fair_play(store: ResultStore, bots: Sequence[str] | None = None, criteria: C
     kept them, or noted again from the replay for a match recorded without them."""
     kept = store.fair_play_notes()
     trusted: set[str] | None = None  # read at the first replay noted again (it loads the plugins)
-    notes: list[MatchFairPlay] = []
+    notes: list[tuple[str, Sequence[str], dict[str, Any]]] = []
     for match in store.matches():
         seats, match_id = match.job.seats, match.job.match_id
         if len(seats) < 2:
             continue  # a bye
         text = kept.get(match_id)
-        found = notes_from_json(match_id, seats, text) if text is not None else None
+        found = read_columns(text, len(seats)) if text is not None else None
         if found is None:  # recorded before notes were kept, or in another layout
             trusted = _trusted(store.meta()) if trusted is None else trusted
-            found = _noted_again(match.replay, trusted)
+            again = _noted_again(match.replay, trusted)
+            found = None if again is None else notes_columns(again)
         if found is not None:
-            notes.append(found)
-    return tally(notes, bots, criteria)
+            notes.append((match_id, seats, found))
+    return tally_columns(notes, bots, criteria)
 
 
 def fair_play_from_replays(

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import orjson
+
 from arena.analysis.fairplay import MatchFairPlay, Witness
 from arena.analysis.mistakes import Category, Seat
 from arena.engine import Action, Decision, EventFeed, Match, MatchResult, Observer
@@ -72,6 +74,10 @@ class Watch:
     def fair_play(self, match_id: str) -> MatchFairPlay | None:
         """The fair-play notes of the match (None without `fair_play`)."""
         return None if self._witness is None else self._witness.findings(match_id)
+
+    def fair_play_json(self) -> bytes | None:
+        """The same notes as the store keeps them (arena.analysis.fairplay.notes_json)."""
+        return None if self._witness is None else orjson.dumps(self._witness.columns())
 
 
 class _Judged:

@@ -68,7 +68,7 @@ def record_line(record: Record, match_id: str) -> JSON | None:
     return None
 
 
-_LINED = (Decided, RoundStarted, Faulted, RoundEnded, MatchEnded)
+LINED = (Decided, RoundStarted, Faulted, RoundEnded, MatchEnded)
 """The records that have a line of their own (record_line); the others are left to re-simulation."""
 
 
@@ -76,7 +76,7 @@ def decision_line_numbers(records: Iterable[Record]) -> list[int]:
     """The replay line number of each decision, in order (line 1 is match_start)."""
     numbers, line = [], 1
     for record in records:
-        if isinstance(record, _LINED):
+        if isinstance(record, LINED):
             line += 1
             if isinstance(record, Decided):
                 numbers.append(line)

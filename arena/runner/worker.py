@@ -11,7 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.analysis import Watch
-from arena.analysis.fairplay import notes_json
 from arena.config import BotEntry, TournamentConfig
 from arena.engine import Match, get_ruleset
 from arena.errors import OutputDiskFull
@@ -103,7 +102,7 @@ class MatchWorker:
             peak_memory=tuple(host.peak_memory() if (host := self.hosts.get(name)) else None for name in job.seats),
             seat_stats=seat_stats(watch, [self.hosts.get(name) for name in job.seats]),
             logs=logs,
-            fair_play=_fair_play(watch, job.match_id),
+            fair_play=_fair_play(watch),
         )
 
     def _write_viewer_data(self, match: Match, match_id: str) -> None:
@@ -194,6 +193,6 @@ def seat_stats(watch: Watch, hosts: Sequence[BotHost | None]) -> tuple[SeatStats
     return tuple(stats)
 
 
-def _fair_play(watch: Watch, match_id: str) -> str:
-    notes = watch.fair_play(match_id)
-    return "" if notes is None else notes_json(notes).decode()
+def _fair_play(watch: Watch) -> str:
+    notes = watch.fair_play_json()
+    return "" if notes is None else notes.decode()

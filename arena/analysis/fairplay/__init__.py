@@ -36,8 +36,10 @@ from arena.analysis.fairplay.notes import (
     MatchFairPlay,
     Strike,
     Witness,
+    notes_columns,
     notes_from_json,
     notes_json,
+    read_columns,
 )
 from arena.analysis.fairplay.sight import Bet, Kind, Sight, posterior, posteriors
 from arena.analysis.fairplay.tally import (
@@ -48,11 +50,10 @@ from arena.analysis.fairplay.tally import (
     Flag,
     Measure,
     Sparing,
-    choice_chances,
-    choice_weights,
     tally,
+    tally_columns,
 )
-from arena.analysis.fairplay.verdict import Step, Verdict, lower_tail, upper_tail
+from arena.analysis.fairplay.verdict import Decisions, Step, Verdict, lower_tail, upper_tail
 
 __all__ = [
     "ALPHA",
@@ -62,6 +63,7 @@ __all__ = [
     "BotFairPlay",
     "Chance",
     "Criteria",
+    "Decisions",
     "FairPlay",
     "Flag",
     "Holding",
@@ -74,13 +76,14 @@ __all__ = [
     "Strike",
     "Verdict",
     "Witness",
-    "choice_chances",
-    "choice_weights",
     "lower_tail",
+    "notes_columns",
     "notes_from_json",
     "notes_json",
     "posterior",
     "posteriors",
+    "read_columns",
     "tally",
+    "tally_columns",
     "upper_tail",
 ]

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import orjson
 
 from arena.analysis.fairplay.sight import AIMED, BARON, GUARD, PRINCE, PRINCESS, Bet, Kind, Odds, Sight
@@ -30,7 +31,7 @@ from arena.engine import (
     View,
     WentOut,
 )
-from arena.replay.lines import decision_line_numbers
+from arena.replay.lines import LINED
 
 
 @dataclass(slots=True)
@@ -100,20 +101,6 @@ class MatchFairPlay:
     """Seats not followed: bots played in-process, the arena's own trusted code (see Witness)."""
 
 
-@dataclass(slots=True)
-class _Judged:
-    index: int
-    """The decision's place among the match's decisions (from 0)."""
-    seat: int
-    action: Play
-    """A card aimed at another player."""
-    bet: Bet | None
-    choices: tuple[int, ...]
-    features: tuple[tuple[float, ...], ...]
-    strikes: tuple[tuple[int, frozenset[Card]], ...]
-    """Each opponent some card in the hand was sure to put out, as the seat knew (see _sure_plays), with those cards."""
-
-
 BINS = (0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.45, 0.7, 0.999)
 """The upper ends of the bins of chances in which holdings are counted (a known card, 1, is never counted)."""
 
@@ -136,11 +123,12 @@ class Witness:
         """Each seat's window, for `judge` alone (made at its first use): a Watch hands `note` the events and views
         it takes for its own judge."""
         self._sights = [Sight(seat, match.ruleset) for seat in range(len(match.players))]
-        self._judged: list[_Judged] = []
-        self._holdings: dict[tuple[int, Card, int], list[float]] = {}
-        self._read = 0
-        """Records of the match counted so far, and the decisions among them."""
-        self._decisions = 0
+        self._chances = _part("chances")
+        self._aims = _part("aims")
+        self._strikes = _part("strikes")
+        self._holdings: dict[str, list[Any]] = {"card": [], "p": [], "odds": [], "seat": [], "held": []}
+        """Per opponent the seat could aim a bet at: the chance it gave each card (`odds` of them), and the card
+        held (summed by _holdings once the match is over)."""
 
     def share_feed(self, seat: int, observer: Observer) -> None:
         """Read the seat's events from the referee's feed, before any is taken (at the match's start)."""
@@ -164,82 +152,116 @@ class Witness:
         sight = self._sights[seat]
         sight.observe(events)
         bet, odds = sight.judge(view, action)
-        index = self._count_decisions()
-        if not isinstance(action, Play) or action.card not in AIMED or action.target in (None, seat):
+        if type(action) is not Play or action.card not in AIMED or action.target is None or action.target == seat:
             return  # no card aimed at another player: nothing to note
-        self._count_holdings(odds)
-        choices = _choices(view, action)
-        features = tuple(_features(view, sight, action, choices, odds)) if choices else ()
-        self._judged.append(_Judged(index, seat, action, bet, choices, features, _sure_plays(view, sight)))
-
-    def _count_decisions(self) -> int:
-        """The decisions taken before the one awaited now: its place in the replay, wherever the witness began."""
-        records = self._match.records
-        self._decisions += sum(1 for record in records[self._read :] if isinstance(record, Decided))
-        self._read = len(records)
-        return self._decisions
+        at, card, aimed = len(self._match.records), action.card, action.target
+        if bet is not None:
+            _append(self._chances, at, seat, aimed, bet.kind.value, sum(1 << won for won in bet.wins), len(bet.odds))
+            self._chances["cards"] += (won for won, _ in bet.odds)
+            self._chances["p"] += (p for _, p in bet.odds)
+            self._count_holdings(odds)
+        players = view.players
+        choices = tuple(t for t, p in enumerate(players) if t != seat and p.in_round and not p.protected)
+        if len(choices) > 1:  # the opponents the card could aim at, as the rules choose them
+            _append(self._aims, at, seat, card, aimed, len(choices))
+            self._aims["seats"] += choices
+            self._aims["features"] += _features(view, sight, card, choices, odds)
+        if sight.known:
+            for target, cards in _sure_plays(view, sight):
+                _append(self._strikes, at, seat, target, aimed == target and card in cards)
 
     def _count_holdings(self, odds: dict[int, Odds]) -> None:
         """What each opponent the seat could aim at holds, against the chance the seat gives each card (the
         hidden hands are read here, for the count alone: never for a chance)."""
-        holdings, hand, top = self._holdings, self._match.hand, BINS[-1]
+        hand, holdings = self._match.hand, self._holdings
         for target, chances in odds.items():
-            held = hand(target)[0]
-            for card, p in chances.items():
-                if p < top:
-                    key = (target, card, bisect.bisect_left(BINS, p))
-                    counts = holdings.get(key)
-                    if counts is None:
-                        holdings[key] = [p, float(card is held)]
-                    else:
-                        counts[0] += p
-                        counts[1] += card is held
+            holdings["card"] += chances
+            holdings["p"] += chances.values()
+            holdings["odds"].append(len(chances))
+            holdings["seat"].append(target)
+            holdings["held"].append(hand(target)[0])
 
     def findings(self, match_id: str) -> MatchFairPlay:
         """Every noted play with its outcome, read from the match's log (once over, or as far as it went)."""
-        records = self._match.records
-        chances: list[Chance] = []
-        aims: list[Aim] = []
-        strikes: list[Strike] = []
-        lines = decision_line_numbers(records)
-        hits, outs = _outcomes(records)
-        for judged in self._judged:
-            index = judged.index
-            if index >= len(lines) or index >= len(hits):
-                break  # not applied (the match stopped first)
-            action, line = judged.action, lines[index]
-            aimed = action.target
-            assert aimed is not None
-            if judged.bet is not None:
-                kind = judged.bet.kind
-                if kind is Kind.GUARD:
-                    success = hits[index] is True
-                else:
-                    success = (aimed, OutCause.BARON if kind is Kind.BARON else OutCause.PRINCESS) in outs[index]
-                chances.append(Chance(judged.seat, line, aimed, judged.bet, success))
-            if judged.choices:
-                aims.append(Aim(judged.seat, line, action.card, aimed, judged.choices, judged.features))
-            for target, cards in judged.strikes:
-                strikes.append(Strike(judged.seat, line, target, aimed == target and action.card in cards))
-        holdings = tuple(
-            Holding(seat, card, bin_, expected, round(observed))
-            for (seat, card, bin_), (expected, observed) in sorted(self._holdings.items())
-        )
-        unnoted = tuple(seat for seat in range(len(self._match.players)) if seat not in self._noted)
-        return MatchFairPlay(
-            match_id, self._match.players, tuple(chances), tuple(aims), holdings, tuple(strikes), unnoted
-        )
+        return _notes(match_id, self._match.players, self.columns())
+
+    def columns(self) -> dict[str, Any]:
+        """`findings` as the store keeps them (notes_columns)."""
+        noted = self._chances["at"] or self._aims["at"] or self._strikes["at"]
+        decided, lines, hits, outs = _decisions(self._match.records) if noted else ([], [], [], [])
+        chances = _placed(self._chances, decided, lines, "odds", 1)
+        chances["success"] = [
+            hits[index] is True
+            if kind == "guard"
+            else (target, OutCause.BARON if kind == "baron" else OutCause.PRINCESS) in outs[index]
+            for index, kind, target in zip(chances.pop("index"), chances["kind"], chances["target"], strict=True)
+        ]
+        aims = _placed(self._aims, decided, lines, "choices", len(FEATURES))
+        strikes = _placed(self._strikes, decided, lines)
+        del aims["index"], strikes["index"]
+        return {
+            "version": NOTES_VERSION,
+            "chances": chances,
+            "aims": aims,
+            "holdings": _holdings(self._holdings),
+            "strikes": strikes,
+            "unnoted": [seat for seat in range(len(self._match.players)) if seat not in self._noted],
+        }
 
 
-def _choices(view: View, action: Play) -> tuple[int, ...]:
-    """The opponents the seat could have aimed this card at, when it could choose between two or more."""
-    targets = {
-        other.target
-        for other in view.legal
-        if isinstance(other, Play) and other.card is action.card and other.target is not None
+def _part(part: str) -> dict[str, list[Any]]:
+    """A part's columns as the witness gathers them: first `at`, the match's records when its decision was awaited
+    (the decision is the next in them), then the part's own, but its line (and a chance's success)."""
+    columns = [column for column in (*COLUMNS[part], *FLAT.get(part, ())) if column not in ("line", "success")]
+    return {column: [] for column in ("at", *columns)}
+
+
+def _placed(
+    gathered: dict[str, list[Any]], decided: list[int], lines: list[int], sizes: str = "", width: int = 0
+) -> dict[str, list[Any]]:
+    """A part's columns with each row's line in the replay (and its decision's `index`): the rows of a decision
+    the match did not apply (it stopped first) left out."""
+    index = [bisect.bisect_left(decided, at) for at in gathered["at"]]
+    kept = bisect.bisect_left(index, len(lines))
+    flat = sum(gathered[sizes][:kept]) if sizes else 0
+    found = {"index": index[:kept], "line": [lines[i] for i in index[:kept]]}
+    for column, values in gathered.items():
+        if column != "at":
+            found[column] = (
+                values[: flat * (width if column == "features" else 1)] if column in _FLAT else values[:kept]
+            )
+    return found
+
+
+def _holdings(gathered: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """What each opponent held, summed per (opponent, card, bin of the chance given it), in that order."""
+    if not gathered["p"]:
+        return {column: [] for column in COLUMNS["holdings"]}
+    p = np.array(gathered["p"], dtype=float)
+    sizes = np.array(gathered["odds"], dtype=np.intp)
+    seat = np.repeat(np.array(gathered["seat"], dtype=np.intp), sizes)
+    card = np.fromiter(gathered["card"], dtype=np.intp, count=len(gathered["card"]))  # Cards: an array of ints
+    held = card == np.repeat(np.fromiter(gathered["held"], dtype=np.intp, count=len(sizes)), sizes)
+    counted = p < BINS[-1]
+    p, seat, card, held = p[counted], seat[counted], card[counted], held[counted]
+    bins = np.searchsorted(BINS, p, side="left")
+    keys, where = np.unique((seat * len(Card) + card) * (len(BINS) + 1) + bins, return_inverse=True)
+    where = where.ravel()
+    rest, bin_ = np.divmod(keys, len(BINS) + 1)
+    seats, cards = np.divmod(rest, len(Card))
+    return {
+        "seat": seats.tolist(),
+        "card": cards.tolist(),
+        "bin": bin_.tolist(),
+        "expected": np.bincount(where, weights=p, minlength=len(keys)).tolist(),
+        "observed": np.bincount(where, weights=held, minlength=len(keys)).astype(int).tolist(),
     }
-    targets.discard(view.seat)
-    return tuple(sorted(targets)) if len(targets) > 1 else ()
+
+
+def _append(columns: dict[str, list[Any]], *values: Any) -> None:
+    """A row's first values, in the order of the columns."""
+    for column, value in zip(columns.values(), values, strict=False):
+        column.append(value)
 
 
 FEATURES = ("most tokens", "tokens behind", "card known", "first seat", "chance of success", "best chance")
@@ -250,27 +272,35 @@ decide). Which seat plays next is no feature: where partners sit side by side in
 partner by another name."""
 
 
-def _features(
-    view: View, sight: Sight, action: Play, choices: tuple[int, ...], odds: dict[int, Odds]
-) -> list[tuple[float, ...]]:
-    """Each choice's FEATURES, as the seat saw them when it chose."""
-    players = view.players
-    most = max(players[target].tokens for target in choices)
-    rest = list(view.hand)
-    rest.remove(action.card)
-    success = [_success(action.card, rest[0] if rest else None, odds.get(t, {}), sight.ruleset) for t in choices]
-    best = max(success)
-    return [
-        (
-            float(players[target].tokens == most),
-            float(most - players[target].tokens),
-            float(target in sight.known),
-            float(target == choices[0]),
+def _features(view: View, sight: Sight, card: Card, choices: tuple[int, ...], odds: dict[int, Odds]) -> list[float]:
+    """Each choice's FEATURES, as the seat saw them when it chose, one choice after the other."""
+    players, known = view.players, sight.known
+    tokens = [players[target].tokens for target in choices]
+    most = max(tokens)
+    if odds:
+        worked: dict[int, float] = {}  # by the odds (opponents unknown alike share theirs)
+        chances = []
+        for target in choices:
+            against = odds[target]
+            chance = worked.get(id(against))
+            if chance is None:
+                chance = worked[id(against)] = _success(card, sight.own, against, sight.ruleset)
+            chances.append(chance)
+        best = max(chances)
+    else:
+        chances, best = [0.0] * len(choices), 1.0  # a Priest or a King: no chance to weigh
+    first = choices[0]
+    found: list[float] = []
+    for target, held, chance in zip(choices, tokens, chances, strict=True):
+        found += (
+            float(held == most),
+            float(most - held),
+            float(target in known),
+            float(target == first),
             chance,
             float(chance > 0 and chance >= best - 1e-9),
         )
-        for target, chance in zip(choices, success, strict=True)
-    ]
+    return found
 
 
 def _sure_plays(view: View, sight: Sight) -> tuple[tuple[int, frozenset[Card]], ...]:
@@ -310,79 +340,191 @@ def _success(card: Card, kept: Card | None, odds: Odds, ruleset: Ruleset) -> flo
     return 0.0
 
 
-def _outcomes(records: Sequence[Record]) -> tuple[list[bool | None], list[tuple[tuple[int, OutCause], ...]]]:
-    """Per decision in order: whether its Guard hit, and who went out of what before the next decision."""
+def _decisions(
+    records: Sequence[Record],
+) -> tuple[list[int], list[int], list[bool | None], list[tuple[tuple[int, OutCause], ...]]]:
+    """Per decision in order: its place in the records, its line in the replay, whether its Guard hit, and who
+    went out of what before the next decision (one pass: it is read once a match)."""
+    decided: list[int] = []
+    lines: list[int] = []
     hits: list[bool | None] = []
     outs: list[tuple[tuple[int, OutCause], ...]] = []
-    for record in records:
+    line = 1
+    for at, record in enumerate(records):
         kind = type(record)
         if kind is Decided:
+            line += 1
+            decided.append(at)
+            lines.append(line)
             hits.append(None)
             outs.append(())
+        elif kind in LINED:
+            line += 1
         elif kind is Played and hits:
             hits[-1] = record.hit  # type: ignore[union-attr]
         elif kind is WentOut and outs:
             outs[-1] = (*outs[-1], (record.seat, record.cause))  # type: ignore[union-attr]
-    return hits, outs
+    return decided, lines, hits, outs
 
 
 # -- kept in the store -----------------------------------------------------------------------------------------------
 
 
-NOTES_VERSION = 1
+NOTES_VERSION = 2
 """The layout of a match's stored notes: notes of another layout are taken again from the match's replay."""
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "chances": ("seat", "line", "target", "kind", "wins", "odds", "success"),
+    "aims": ("seat", "line", "card", "target", "choices"),
+    "holdings": ("seat", "card", "bin", "expected", "observed"),
+    "strikes": ("seat", "line", "target", "used"),
+}
+"""Each part of the notes, kept column by column (a value per row), so that a tally reads a whole tournament's into
+arrays at once. Beside them, flat: a chance's odds as `cards` and `p` (`odds` of them per chance), an aim's
+choices as `seats` and their `features` (`choices` seats per aim, len(FEATURES) features per seat)."""
+FLAT = {"chances": ("cards", "p"), "aims": ("seats", "features")}
+_FLAT = {column for columns in FLAT.values() for column in columns}
+
+
+def notes_columns(notes: MatchFairPlay) -> dict[str, Any]:
+    """A match's notes as the store keeps them (the match's id and players are the match's row)."""
+    chances, aims = notes.chances, notes.aims
+    return {
+        "version": NOTES_VERSION,
+        "chances": {
+            "seat": [c.seat for c in chances],
+            "line": [c.line for c in chances],
+            "target": [c.target for c in chances],
+            "kind": [c.bet.kind.value for c in chances],
+            "wins": [sum(1 << card for card in c.bet.wins) for c in chances],
+            "odds": [len(c.bet.odds) for c in chances],
+            "success": [c.success for c in chances],
+            "cards": [card for c in chances for card, _ in c.bet.odds],
+            "p": [p for c in chances for _, p in c.bet.odds],
+        },
+        "aims": {
+            "seat": [a.seat for a in aims],
+            "line": [a.line for a in aims],
+            "card": [a.card for a in aims],
+            "target": [a.target for a in aims],
+            "choices": [len(a.choices) for a in aims],
+            "seats": [seat for a in aims for seat in a.choices],
+            "features": [value for a in aims for row in a.features for value in row],
+        },
+        "holdings": {
+            "seat": [h.seat for h in notes.holdings],
+            "card": [h.card for h in notes.holdings],
+            "bin": [h.bin for h in notes.holdings],
+            "expected": [h.expected for h in notes.holdings],
+            "observed": [h.observed for h in notes.holdings],
+        },
+        "strikes": {
+            "seat": [s.seat for s in notes.strikes],
+            "line": [s.line for s in notes.strikes],
+            "target": [s.target for s in notes.strikes],
+            "used": [s.used for s in notes.strikes],
+        },
+        "unnoted": list(notes.unnoted),
+    }
 
 
 def notes_json(notes: MatchFairPlay) -> bytes:
-    """A match's notes as the store keeps them (the match's id and players are the match's row)."""
-    return orjson.dumps(
-        {
-            "version": NOTES_VERSION,
-            "chances": [
-                [c.seat, c.line, c.target, c.bet.kind.value, sorted(c.bet.wins), c.bet.odds, c.success]
-                for c in notes.chances
-            ],
-            "aims": [[a.seat, a.line, a.card, a.target, a.choices, a.features] for a in notes.aims],
-            "holdings": [[h.seat, h.card, h.bin, h.expected, h.observed] for h in notes.holdings],
-            "strikes": [[s.seat, s.line, s.target, s.used] for s in notes.strikes],
-            "unnoted": notes.unnoted,
-        }
-    )
+    return orjson.dumps(notes_columns(notes))
+
+
+def read_columns(text: bytes | str, seats: int) -> dict[str, Any] | None:
+    """Stored notes, checked whole (every column as long as its part, every seat at the table): None for notes of
+    another layout, or unreadable."""
+    try:
+        data = orjson.loads(text)
+        if data.get("version") != NOTES_VERSION or not isinstance(data["unnoted"], list):
+            return None
+        if not any(data[part]["seat"] for part in COLUMNS):
+            return data  # nothing noted: the tally reads no other column
+        named: list[int] = []
+        for part, columns in COLUMNS.items():
+            block = data[part]
+            rows = len(block[columns[0]])
+            if any(len(block[column]) != rows for column in columns):
+                return None
+            named += (min(block["seat"], default=0), max(block["seat"], default=0))
+        chances, aims = data["chances"], data["aims"]
+        choices = sum(aims["choices"])
+        if not (len(chances["cards"]) == len(chances["p"]) == sum(chances["odds"])) or len(aims["seats"]) != choices:
+            return None
+        if len(aims["features"]) != choices * len(FEATURES):
+            return None
+        for targets in (chances["target"], aims["target"], aims["seats"], data["strikes"]["target"]):
+            named += (min(targets, default=0), max(targets, default=0))
+        return data if min(named) >= 0 and max(named) < seats else None
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return None
 
 
 def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) -> MatchFairPlay | None:
     """`notes_json` read back: equal to the notes written; None for notes of another layout, or unreadable."""
+    data = read_columns(text, len(players))
+    if data is None:
+        return None
     try:
-        return _notes(match_id, players, orjson.loads(text))
-    except (orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
+        return _notes(match_id, players, data)
+    except (KeyError, ValueError, TypeError, IndexError):
         return None
 
 
 def _notes(match_id: str, players: Sequence[str], data: dict[str, Any]) -> MatchFairPlay:
-    if data.get("version") != NOTES_VERSION:
-        raise ValueError("another layout")
+    chances, aims, holdings, strikes = (data[part] for part in COLUMNS)
+    odds = _split(
+        list(zip(map(_CARDS.__getitem__, chances["cards"]), map(float, chances["p"]), strict=True)), chances["odds"]
+    )
+    width = len(FEATURES)
+    seats = _split(aims["seats"], aims["choices"])
+    features = _split(aims["features"], [n * width for n in aims["choices"]])
     return MatchFairPlay(
         match_id,
         tuple(players),
         tuple(
-            Chance(seat, line, target, Bet(_KIND[kind], frozenset(_CARDS[card] for card in wins), _odds(odds)), success)
-            for seat, line, target, kind, wins, odds, success in data["chances"]
+            Chance(seat, line, target, Bet(_KIND[kind], _wins(wins), tuple(pairs)), success)
+            for seat, line, target, kind, wins, pairs, success in zip(
+                chances["seat"],
+                chances["line"],
+                chances["target"],
+                chances["kind"],
+                chances["wins"],
+                odds,
+                chances["success"],
+                strict=True,
+            )
         ),
         tuple(
-            Aim(seat, line, _CARDS[card], target, tuple(choices), tuple(map(tuple, features)))
-            for seat, line, card, target, choices, features in data["aims"]
+            Aim(seat, line, _CARDS[card], target, tuple(choices), tuple(_rows(values, width)))
+            for seat, line, card, target, choices, values in zip(
+                aims["seat"], aims["line"], aims["card"], aims["target"], seats, features, strict=True
+            )
         ),
         tuple(
             Holding(seat, _CARDS[card], bin_, expected, observed)
-            for seat, card, bin_, expected, observed in data["holdings"]
+            for seat, card, bin_, expected, observed in zip(*(holdings[c] for c in COLUMNS["holdings"]), strict=True)
         ),
-        tuple(Strike(seat, line, target, used) for seat, line, target, used in data["strikes"]),
+        tuple(Strike(*row) for row in zip(*(strikes[c] for c in COLUMNS["strikes"]), strict=True)),
         tuple(data["unnoted"]),
     )
 
 
-def _odds(pairs: Iterable[Sequence[Any]]) -> tuple[tuple[Card, float], ...]:
-    return tuple((_CARDS[card], float(p)) for card, p in pairs)
+def _split(values: Sequence[Any], sizes: Iterable[int]) -> list[Sequence[Any]]:
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(values[start : start + size])
+        start += size
+    return parts
+
+
+def _rows(values: Sequence[float], width: int) -> Iterable[tuple[float, ...]]:
+    return (tuple(values[start : start + width]) for start in range(0, len(values), width))
+
+
+def _wins(mask: int) -> frozenset[Card]:
+    return frozenset(card for card in _CARDS if mask >> card & 1)
 
 
 _CARDS = tuple(Card)

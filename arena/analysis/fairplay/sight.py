@@ -60,6 +60,7 @@ class Kind(StrEnum):
 
 
 _KINDS = {GUARD: Kind.GUARD, BARON: Kind.BARON, PRINCE: Kind.PRINCE}
+_ONLY = {card: frozenset({card}) for card in Card}
 
 
 @dataclass(slots=True)
@@ -135,13 +136,20 @@ class Sight:
         player, card, target = event.seat, event.card, event.target
         self._baron = None
         if player != self.seat:  # this seat's own draws are read from its views
-            self._kept(player, card, self._draw())
+            deck = self.deck
+            if deck is not None and len(self.under) < deck:  # nothing it put there is drawn: _draw, most often
+                self.deck = deck - 1
+                old = self.known.get(player)
+                if old is None or old is card:
+                    self._forget(player)  # it may hold the card it drew (_kept)
+            else:
+                self._kept(player, card, self._draw())
             if card is KING or card is PRINCE:
-                self._exclude(player, {COUNTESS})  # with the Countess it would have had to play her
+                self._exclude(player, _ONLY[COUNTESS])  # with the Countess it would have had to play her
         if target is None:
             return
         if card is GUARD and event.hit is False and event.guess is not None:
-            self._exclude(target, {event.guess})
+            self._exclude(target, _ONLY[event.guess])
         elif card is PRIEST and event.seen is not None:
             self._know(target, event.seen)
         elif card is BARON:
@@ -198,7 +206,7 @@ class Sight:
             first, second = self._baron
             winner = second if event.seat == first else first
             values = self.ruleset.values
-            self._exclude(winner, {card for card in self.ruleset.cards if values[card] <= values[event.card]})
+            self._exclude(winner, frozenset(card for card in self.ruleset.cards if values[card] <= values[event.card]))
 
     def _know(self, seat: int, card: Card) -> None:
         if seat != self.seat:
@@ -209,9 +217,10 @@ class Sight:
         self.known.pop(seat, None)
         self.excluded.pop(seat, None)
 
-    def _exclude(self, seat: int, cards: set[Card]) -> None:
+    def _exclude(self, seat: int, cards: frozenset[Card]) -> None:
         if seat != self.seat and seat not in self.known:
-            self.excluded[seat] = self.excluded.get(seat, frozenset()) | cards
+            ruled_out = self.excluded.get(seat)
+            self.excluded[seat] = cards if ruled_out is None else ruled_out | cards
 
     def _draw(self) -> Card | None:
         """A card drawn from the deck: the one this seat put there, if it did."""
@@ -389,8 +398,19 @@ def _one_constrained(
     if seat in targets:
         found[seat] = {card: count / mass for card, count in allowed.items()}
     if any(target != seat for target in targets):
-        weights = {card: count * mass - allowed.get(card, 0) for card, count in pool.items()} if total > 1 else {}
-        free = _normal({card: w for card, w in weights.items() if w > 0}, pool, total)
+        # Each card's weight is its count times every hand of that seat, less the hands that hold it; the weights
+        # sum to the hands times the places left.
+        places = mass * (total - 1)
+        free = (
+            {
+                card: weight / places
+                for card, count in pool.items()
+                if (weight := count * mass - allowed.get(card, 0)) > 0
+            }
+            if places > 0
+            else {}
+        )
+        free = free or _normal({}, pool, total)
         found.update((target, free) for target in targets if target != seat)
     return {target: found[target] for target in targets}
 

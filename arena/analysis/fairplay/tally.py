@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -9,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from arena.analysis.fairplay.notes import BINS, FEATURES, Aim, MatchFairPlay, chance_bin
-from arena.analysis.fairplay.sight import Bet, Card
-from arena.analysis.fairplay.verdict import Step, Verdict
+from arena.analysis.fairplay.notes import BINS, COLUMNS, FEATURES, FLAT, MatchFairPlay, notes_columns
+from arena.analysis.fairplay.sight import Card
+from arena.analysis.fairplay.verdict import Decisions, Step, Verdict
 
 ALPHA = 0.001
 """The chance that a tournament of honest bots gets a flag of either kind (each detector's family-wise rate)."""
@@ -131,18 +133,86 @@ class FairPlay:
         return {bot.bot for bot in self.bots}
 
 
+# -- a tournament's notes, column by column -------------------------------------------------------------------------
+
+
+@dataclass
+class _Table:
+    """Every match's notes end to end, a list per column (as COLUMNS and FLAT name them, and `match`: the row's
+    match, by its place in `match_ids`), and the bot of every seat of every match."""
+
+    match_ids: list[str]
+    bots: dict[str, int]
+    """Every bot met, by its number, in the order met."""
+    seat_bots: list[list[int]]
+    noted: set[str]
+    parts: dict[str, dict[str, list[Any]]]
+
+    @classmethod
+    def of(cls, matches: Iterable[tuple[str, Sequence[str], dict[str, Any]]]) -> _Table:
+        table = cls(
+            [],
+            {},
+            [],
+            set(),
+            {part: {column: [] for column in (*COLUMNS[part], *FLAT.get(part, ()), "match")} for part in COLUMNS},
+        )
+        bots = table.bots
+        for number, (match_id, players, data) in enumerate(matches):
+            table.match_ids.append(match_id)
+            table.seat_bots.append([bots.setdefault(name, len(bots)) for name in players])
+            unnoted = set(data["unnoted"])
+            table.noted.update(name for seat, name in enumerate(players) if seat not in unnoted)
+            for part, columns in table.parts.items():
+                block = data[part]
+                if not block["seat"]:
+                    continue  # nothing noted (the match's seats are all the arena's own bots, or it had no aim)
+                for name, column in columns.items():
+                    if name != "match":
+                        column.extend(block[name])
+                columns["match"].extend([number] * len(block["seat"]))
+        return table
+
+    def array(self, part: str, column: str, dtype: type = np.intp) -> np.ndarray:
+        return np.array(self.parts[part][column], dtype=dtype)
+
+    def bot_of(self, part: str, column: str = "seat") -> np.ndarray:
+        """The bot of each row's seat (or of another column naming a seat)."""
+        matches = self.array(part, "match")
+        seats = self.array(part, column)
+        return self.seat_table[matches, seats]
+
+    @functools.cached_property
+    def seat_table(self) -> np.ndarray:
+        """`seat_bots` as an array (seats past a smaller table's: -1)."""
+        widest = max((len(seats) for seats in self.seat_bots), default=0)
+        found = np.full((len(self.seat_bots), widest), -1, dtype=np.intp)
+        for number, seats in enumerate(self.seat_bots):
+            found[number, : len(seats)] = seats
+        return found
+
+
 # -- a bot's own way of choosing ------------------------------------------------------------------------------------
 
 
-def choice_weights(aims: Sequence[Aim], rounds: int = 50) -> tuple[float, ...]:
+@dataclass(slots=True)
+class _Choices:
+    """Aims, column by column: per choice its FEATURES (a row), whether it was the one chosen, and where each
+    aim's choices begin."""
+
+    rows: np.ndarray
+    chosen: np.ndarray
+    starts: np.ndarray
+
+
+def choice_weights(aims: _Choices, rounds: int = 50) -> np.ndarray:
     """The weights of FEATURES that best explain a bot's choices of target (a conditional logit: a choice's
     chance grows as the exponential of its weighted features), fitted by Newton's method."""
-    fitted = [aim for aim in aims if aim.features]
     weights = np.zeros(len(FEATURES))
-    if not fitted:
-        return tuple(weights.tolist())
-    rows, starts = _rows(fitted)
-    chosen = np.array([aim.features[aim.choices.index(aim.target)] for aim in fitted]).sum(axis=0)
+    if not len(aims.starts):
+        return weights
+    rows, starts = aims.rows, aims.starts
+    chosen = rows[aims.chosen].sum(axis=0)
     ridge = RIDGE * np.eye(len(FEATURES))
     for _ in range(rounds):
         chances, mean = _softmax(weights, rows, starts)
@@ -156,27 +226,15 @@ def choice_weights(aims: Sequence[Aim], rounds: int = 50) -> tuple[float, ...]:
         weights += step
         if np.abs(step).max() < 1e-9:
             break
-    return tuple(weights.tolist())
+    return weights
 
 
-def choice_chances(weights: Sequence[float], aims: Sequence[Aim]) -> list[list[float]]:
-    """The chance of each choice of each aim under the model; at random among them for an aim without features
-    (or without weights)."""
-    found = [[1.0 / len(aim.choices)] * len(aim.choices) for aim in aims]
-    modelled = [index for index, aim in enumerate(aims) if aim.features and len(weights)]
-    if modelled:
-        rows, starts = _rows([aims[index] for index in modelled])
-        chances, _ = _softmax(np.asarray(weights, dtype=float), rows, starts)
-        for index, part in zip(modelled, np.split(chances, starts[1:]), strict=True):
-            found[index] = part.tolist()
-    return found
-
-
-def _rows(aims: Sequence[Aim]) -> tuple[np.ndarray, np.ndarray]:
-    """Every choice's features, aim after aim, and where each aim's begin."""
-    sizes = [len(aim.features) for aim in aims]
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
-    return np.array([row for aim in aims for row in aim.features], dtype=float), starts
+def choice_chances(weights: np.ndarray | None, aims: _Choices) -> np.ndarray:
+    """The chance of each choice under the model; at random among an aim's choices without weights."""
+    if weights is None:
+        sizes = np.diff(np.append(aims.starts, len(aims.rows)))
+        return np.repeat(1.0 / sizes, sizes)
+    return _softmax(weights, aims.rows, aims.starts)[0]
 
 
 def _softmax(weights: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -191,26 +249,30 @@ def _softmax(weights: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> tuple
 
 # -- the targets' habits --------------------------------------------------------------------------------------------
 
-Habits = dict[tuple[str, Card, int], float]
-"""(bot, card, bin of chance): how much more often the bot holds the card than its opponents' chance said."""
+
+def habits(table: _Table) -> np.ndarray:
+    """Each bot's habits, as the hidden hands of the matches show them: per (bot, card, bin of chance), how much
+    more often the bot holds the card than its opponents' chance said."""
+    shape = (len(table.bots), len(Card), len(BINS) + 1)
+    keys = np.ravel_multi_index(
+        (table.bot_of("holdings"), table.array("holdings", "card"), table.array("holdings", "bin")), shape
+    )
+    expected = np.bincount(keys, weights=table.array("holdings", "expected", float), minlength=math.prod(shape))
+    observed = np.bincount(keys, weights=table.array("holdings", "observed", float), minlength=math.prod(shape))
+    return ((observed + PRIOR) / (expected + PRIOR)).reshape(shape)
 
 
-def habits(matches: Iterable[MatchFairPlay]) -> Habits:
-    """Each bot's habits, as the hidden hands of the matches show them."""
-    sums: dict[tuple[str, Card, int], list[float]] = {}
-    for match in matches:
-        for holding in match.holdings:
-            counts = sums.setdefault((match.players[holding.seat], holding.card, holding.bin), [0.0, 0.0])
-            counts[0] += holding.expected
-            counts[1] += holding.observed
-    return {key: (observed + PRIOR) / (expected + PRIOR) for key, (expected, observed) in sums.items()}
-
-
-def calibrated(bet: Bet, target: str, known: Habits) -> float:
-    """The bet's chance with the target bot's habits: each winning card's chance times how much more often the
+def calibrated(table: _Table, known: np.ndarray | None) -> np.ndarray:
+    """Each bet's chance with the target bot's habits: each winning card's chance times how much more often the
     bot holds that card at that chance than the counts say."""
-    chance = sum(p * (known.get((target, card, chance_bin(p)), 1.0) if p < BINS[-1] else 1.0) for card, p in bet.odds)
-    return min(1.0, chance)
+    sizes = table.array("chances", "odds")
+    bet = np.repeat(np.arange(len(sizes)), sizes)
+    p = table.array("chances", "p", float)
+    if known is not None:
+        target = table.bot_of("chances", "target")[bet]
+        bins = np.searchsorted(BINS, p, side="left")
+        p = p * np.where(p < BINS[-1], known[target, table.array("chances", "cards"), bins], 1.0)
+    return np.minimum(1.0, np.bincount(bet, weights=p, minlength=len(sizes)))
 
 
 # -- the tests ------------------------------------------------------------------------------------------------------
@@ -235,39 +297,36 @@ def tally(
 
     A bot's own copies at the table count as a partner like any other: clones that know each other can share
     their hands too."""
-    matches = list(matches)
+    return tally_columns(((m.match_id, m.players, notes_columns(m)) for m in matches), bots, criteria)
+
+
+def tally_columns(
+    matches: Iterable[tuple[str, Sequence[str], dict[str, Any]]],
+    bots: Sequence[str] | None = None,
+    criteria: Criteria = Criteria(),
+) -> FairPlay:
+    """`tally` of the notes as the store keeps them (arena.analysis.fairplay.notes.read_columns): (match id,
+    players, notes)."""
+    table = _Table.of(matches)
     alpha, calibrate = criteria.alpha, criteria.calibrate
-    known = habits(matches) if calibrate else {}
-    chances: dict[str, list[Step]] = {}
-    aimed: dict[str, list[tuple[MatchFairPlay, Aim]]] = {}
-    strikes: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
-    met: dict[str, None] = dict.fromkeys(bots or ())
-    noted: set[str] = set()
-    for match in matches:
-        names = match.players
-        met.update(dict.fromkeys(names))
-        noted.update(name for seat, name in enumerate(names) if seat not in match.unnoted)
-        for chance in match.chances:
-            p = calibrated(chance.bet, names[chance.target], known)
-            chances.setdefault(names[chance.seat], []).append(Step(match.match_id, chance.line, p, chance.success))
-        for aim in match.aims:
-            aimed.setdefault(names[aim.seat], []).append((match, aim))
-        for strike in match.strikes:
-            pair = (names[strike.seat], names[strike.target])
-            strikes.setdefault(pair, []).append((match.match_id, strike.line, strike.used))
-    aims: dict[tuple[str, str], list[Step]] = {}
-    for bot, pairs in aimed.items():
-        found = [aim for _, aim in pairs]
-        weights = choice_weights(found) if calibrate else ()
-        for (match, aim), shares in zip(pairs, choice_chances(weights, found), strict=True):
-            _spread(aims, bot, match, aim, shares)
-    sure = _sure_steps(strikes)
-    knows = {bot: Verdict.of(steps, alpha / len(chances), True, criteria.surplus) for bot, steps in chances.items()}
+    names = list(table.bots)
+    where = Decisions(table.match_ids, table.array("chances", "match"), table.parts["chances"]["line"])
+    chances = calibrated(table, habits(table) if calibrate else None)
+    successes = table.array("chances", "success", bool)
+    betting = _in_order(table.bot_of("chances"))
+    knows = {
+        names[bot]: Verdict.of_arrays(
+            chances[rows], successes[rows], _at(where, rows), alpha / len(betting), True, criteria.surplus
+        )
+        for bot, rows in betting.items()
+    }
+    aims = _aims(table, calibrate)
+    sure = _sure_steps(table)
     family = alpha / max(1, len(aims) + len(sure))
-    spared = {pair: Verdict.of(steps, family, False, criteria.shortfall) for pair, steps in aims.items()}
+    spared = {pair: Verdict.of_arrays(*test, family, False, criteria.shortfall) for pair, test in aims.items()}
     held = {pair: Verdict.of(steps, family, False, criteria.shortfall) for pair, steps in sure.items()}
     results = []
-    for bot in bots if bots is not None else met:
+    for bot in bots if bots is not None else names:
         partners = [partner for spender, partner in (*spared, *held) if spender == bot]
         sparing = tuple(
             Sparing(
@@ -280,28 +339,66 @@ def tally(
             )
             for partner in dict.fromkeys(partners)
         )
-        results.append(BotFairPlay(bot, bot in noted, knows.get(bot), sparing))
+        results.append(BotFairPlay(bot, bot in table.noted, knows.get(bot), sparing))
     return FairPlay(alpha, tuple(results))
 
 
-def _spread(
-    aims: dict[tuple[str, str], list[Step]], bot: str, match: MatchFairPlay, aim: Aim, chances: list[float]
-) -> None:
-    """One aim as a step of each partner that was a choice beside another opponent."""
-    names = match.players
-    partners: dict[str, float] = {}
-    for seat, p in zip(aim.choices, chances, strict=True):
-        partners[names[seat]] = partners.get(names[seat], 0.0) + p
-    if len(partners) < 2:
-        return  # only one bot could be chosen: no choice between bots
-    for partner, p in partners.items():
-        step = Step(match.match_id, aim.line, p, names[aim.target] == partner)
-        aims.setdefault((bot, partner), []).append(step)
+def _in_order(bots: np.ndarray) -> dict[int, np.ndarray]:
+    """The rows of each bot, the bots in the order of their first row."""
+    found, first = np.unique(bots, return_index=True)
+    return {int(bot): np.flatnonzero(bots == bot) for bot in found[np.argsort(first)]}
 
 
-def _sure_steps(strikes: dict[tuple[str, str], list[tuple[str, int, bool]]]) -> dict[tuple[str, str], list[Step]]:
+def _at(where: Decisions, rows: np.ndarray) -> Decisions:
+    return Decisions(where.match_ids, where.matches[rows], np.asarray(where.lines)[rows])
+
+
+def _aims(table: _Table, calibrate: bool) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, Decisions]]:
+    """Per (bot, partner): each aim of the bot at which the partner was a choice beside another bot, with the
+    chance its way of choosing picks the partner (the chances of the partner's seats summed), and whether it did."""
+    names = list(table.bots)
+    sizes = table.array("aims", "choices")
+    aim = np.repeat(np.arange(len(sizes)), sizes)  # the aim of each choice
+    seats = table.array("aims", "seats")
+    rows = table.array("aims", "features", float).reshape(-1, len(FEATURES))
+    chosen = seats == table.array("aims", "target")[aim]
+    partner = table.seat_table[table.array("aims", "match")[aim], seats]
+    chance = np.zeros(len(seats))
+    aiming = table.bot_of("aims")
+    for bot, rows_of_bot in _in_order(aiming).items():
+        mine = aiming[aim] == bot
+        choices = _Choices(rows[mine], chosen[mine], np.concatenate(([0], np.cumsum(sizes[rows_of_bot])[:-1])))
+        chance[mine] = choice_chances(choice_weights(choices) if calibrate else None, choices)
+    # one step per (aim, partner bot), the chances of the partner's seats summed, in the order of the choices
+    bots = max(1, len(names))
+    keys, first, inverse = np.unique(aim * bots + partner, return_index=True, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=chance, minlength=len(keys))
+    made = np.bincount(inverse.ravel(), weights=chosen.astype(float), minlength=len(keys)) > 0
+    aim_of, partner_of = keys // bots, keys % bots
+    kept = np.bincount(aim_of, minlength=len(sizes))[aim_of] >= 2  # else only one bot could be chosen
+    order = np.argsort(first, kind="stable")
+    order = order[kept[order]]
+    aim_of, partner_of, summed, made = aim_of[order], partner_of[order], summed[order], made[order]
+    where = Decisions(table.match_ids, table.array("aims", "match")[aim_of], table.array("aims", "line")[aim_of])
+    spender = aiming[aim_of]
+    found: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, Decisions]] = {}
+    pairs, first_pair = np.unique(spender * bots + partner_of, return_index=True)
+    for pair in pairs[np.argsort(first_pair)]:
+        steps = np.flatnonzero(spender * bots + partner_of == pair)
+        found[names[pair // bots], names[pair % bots]] = (summed[steps], made[steps], _at(where, steps))
+    return found
+
+
+def _sure_steps(table: _Table) -> dict[tuple[str, str], list[Step]]:
     """Each sure play a bot held against a partner, with the chance it makes such a play against the others (its
     own rate against every other bot, pulled towards a half while little is known), and whether it made it."""
+    names, columns = list(table.bots), table.parts["strikes"]
+    strikes: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
+    for number, seat, target, line, used in zip(
+        columns["match"], columns["seat"], columns["target"], columns["line"], columns["used"], strict=True
+    ):
+        seats = table.seat_bots[number]
+        strikes.setdefault((names[seats[seat]], names[seats[target]]), []).append((table.match_ids[number], line, used))
     totals: dict[str, list[int]] = {}
     for (bot, _), found in strikes.items():
         counts = totals.setdefault(bot, [0, 0])

@@ -16,14 +16,14 @@ SHOWN = 20
 """Decisions named in a test's JSON: the most telling ones."""
 
 
-def upper_tail(probabilities: Sequence[float], observed: int) -> float:
+def upper_tail(probabilities: Sequence[float] | np.ndarray, observed: int) -> float:
     """P(X >= observed) for X the number of successes of independent trials with these chances (Poisson-binomial),
     exactly: the trials' distributions multiplied block by block (each block's worked out for all blocks at once),
     counts that reach `observed` summed as they do, and mass below NEGLIGIBLE dropped, so the work is about the
     trials times the spread of X, in numpy's loops rather than Python's."""
-    sure = sum(1 for p in probabilities if p >= 1.0)
-    needed = observed - sure
-    chances = np.array([p for p in probabilities if 0.0 < p < 1.0], dtype=float)
+    probabilities = np.asarray(probabilities, dtype=float)
+    needed = observed - int(np.count_nonzero(probabilities >= 1.0))
+    chances = probabilities[(probabilities > 0.0) & (probabilities < 1.0)]
     if needed <= 0:
         return 1.0
     if needed > len(chances):
@@ -58,9 +58,10 @@ def _blocks(chances: np.ndarray) -> np.ndarray:
     return pmf
 
 
-def lower_tail(probabilities: Sequence[float], observed: int) -> float:
+def lower_tail(probabilities: Sequence[float] | np.ndarray, observed: int) -> float:
     """P(X <= observed), as the upper tail of the failures."""
-    return upper_tail([1.0 - p for p in probabilities], len(probabilities) - observed)
+    probabilities = np.asarray(probabilities, dtype=float)
+    return upper_tail(1.0 - probabilities, len(probabilities) - observed)
 
 
 @dataclass(slots=True)
@@ -88,32 +89,56 @@ class Verdict:
     """More successes than chance (knows more than it can see), or fewer (spares a partner)."""
     tolerance: float
     """The share by which the observed count may pass the expected before chance is weighed (SURPLUS, SHORTFALL)."""
-    steps: tuple[Step, ...]
+    decisions: int
+    telling: tuple[Step, ...]
+    """The most telling decisions, at most SHOWN: the least likely successes, or the likeliest choices of the
+    partner not made."""
 
     @classmethod
     def of(cls, steps: Sequence[Step], threshold: float, upper: bool, tolerance: float = 0.0) -> Verdict:
-        chances = [step.probability for step in steps]
-        observed = sum(step.success for step in steps)
-        if upper:
-            p_value = upper_tail([min(1.0, p * (1 + tolerance)) for p in chances], observed)
-        else:
-            p_value = lower_tail([p * (1 - tolerance) for p in chances], observed)
-        return cls(sum(chances), observed, p_value, threshold, upper, tolerance, tuple(steps))
+        return cls.of_arrays(
+            np.array([step.probability for step in steps], dtype=float),
+            np.array([step.success for step in steps], dtype=bool),
+            Decisions([step.match_id for step in steps], np.arange(len(steps)), [step.line for step in steps]),
+            threshold,
+            upper,
+            tolerance,
+        )
 
-    @property
-    def decisions(self) -> int:
-        return len(self.steps)
+    @classmethod
+    def of_arrays(
+        cls,
+        probabilities: np.ndarray,
+        successes: np.ndarray,
+        where: Decisions,
+        threshold: float,
+        upper: bool,
+        tolerance: float = 0.0,
+    ) -> Verdict:
+        """The test of these decisions (a tournament's, as arrays): each one's chance, success, and place."""
+        observed = int(np.count_nonzero(successes))
+        if upper:
+            p_value = upper_tail(np.minimum(1.0, probabilities * (1 + tolerance)), observed)
+            picked = np.flatnonzero(successes)
+            order = np.argsort(probabilities[picked], kind="stable")
+        else:
+            p_value = lower_tail(probabilities * (1 - tolerance), observed)
+            picked = np.flatnonzero(~successes)
+            order = np.argsort(-probabilities[picked], kind="stable")
+        telling = tuple(
+            Step(where.match_ids[where.matches[i]], int(where.lines[i]), float(probabilities[i]), bool(successes[i]))
+            for i in picked[order[:SHOWN]]
+        )
+        return cls(
+            float(probabilities.sum()), observed, p_value, threshold, upper, tolerance, len(probabilities), telling
+        )
 
     @property
     def flagged(self) -> bool:
         return self.p_value < self.threshold
 
-    def evidence(self, limit: int = SHOWN) -> list[Step]:
-        """The most telling decisions: the least likely successes, or the likeliest choices of the partner not
-        made."""
-        if self.upper:
-            return sorted((s for s in self.steps if s.success), key=lambda s: s.probability)[:limit]
-        return sorted((s for s in self.steps if not s.success), key=lambda s: -s.probability)[:limit]
+    def evidence(self) -> list[Step]:
+        return list(self.telling)
 
     def json(self) -> dict[str, Any]:
         return {
@@ -125,7 +150,15 @@ class Verdict:
             "tolerance": self.tolerance,
             "flagged": self.flagged,
             "steps": [
-                {"match_id": s.match_id, "line": s.line, "probability": round(s.probability, 4)}
-                for s in self.evidence()
+                {"match_id": s.match_id, "line": s.line, "probability": round(s.probability, 4)} for s in self.telling
             ],
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """Where a test's decisions are, in the replays: per decision its match (an index into `match_ids`) and line."""
+
+    match_ids: Sequence[str]
+    matches: np.ndarray
+    lines: Sequence[int] | np.ndarray
