@@ -259,6 +259,53 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if found.ok else 1
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from arena.serve.ladder import load_ladder
+
+    try:
+        from arena.serve.server import serve
+    except ImportError as error:
+        raise UsageError(
+            f'arena serve needs the serve extra ({error.name} is missing): pip install "loveletter-arena[serve]"'
+        ) from None
+    ladder = load_ladder(args.file)
+    print(
+        f"arena: serving {ladder.tournament.name} on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr
+    )
+    serve(ladder, args.host, args.port)
+    return 0
+
+
+def _serve_add(args: argparse.Namespace) -> int:
+    from arena.serve.ladder import load_ladder
+    from arena.serve.roster import add_roster, sign_in_link, write_links
+    from arena.serve.server import open_ladder
+    from arena.serve.store import Role
+
+    store, _ = open_ladder(load_ladder(args.file))
+    added = add_roster(store, args.roster, Role.ORGANISER if args.organisers else Role.ENTRANT)
+    if args.links is not None:
+        write_links(args.links, added, args.base_url)
+        print(f"added {len(added)}; their sign-in links are in {args.links}")
+    else:
+        for entrant, token in added:
+            print(f"{entrant.name},{entrant.email},{sign_in_link(args.base_url, token)}")
+    return 0
+
+
+def _serve_link(args: argparse.Namespace) -> int:
+    from arena.serve.ladder import load_ladder
+    from arena.serve.roster import sign_in_link
+    from arena.serve.server import open_ladder
+
+    store, _ = open_ladder(load_ladder(args.file))
+    entrant = store.entrant_named(args.name)
+    if entrant is None:
+        raise UsageError(f"no entrant named {args.name!r} in this ladder")
+    print(sign_in_link(args.base_url, store.new_link(entrant.id)))
+    return 0
+
+
 def _validate(args: argparse.Namespace) -> int:
     from arena.config import Format, config_hash, load_config
     from arena.runner.schedule import preview
@@ -843,6 +890,56 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("output", type=Path, help="the tournament's output folder")
     results.add_argument("--format", choices=["json", "csv"], default="json", help="default: json")
     results.set_defaults(run=_results)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run a bot ladder's web server (uploads, checks, leaderboard)",
+        description=(
+            "Serve one ladder from its file (a tournament file with a ladder: section; see `arena docs serve`):"
+            " entrants sign in with their personal link, upload bots, see each upload checked in the sandbox, and"
+            ' the leaderboard at / updates itself. Needs the serve extra: pip install "loveletter-arena[serve]".'
+        ),
+    )
+    serve.add_argument("file", type=Path, metavar="LADDER", help="the ladder's YAML file")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="default: 8000")
+    serve.set_defaults(run=_serve)
+
+    admin = commands.add_parser(
+        "serve-admin",
+        help="the organiser's commands for a ladder: add entrants, make sign-in links",
+        description="The organiser's commands for the ladder of LADDER (they work while the server runs).",
+    )
+    actions = admin.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser(
+        "add-entrants",
+        help="add everyone on a roster (CSV: name,email) and write their sign-in links",
+        description=(
+            "Add everyone on ROSTER, a CSV file whose first line names its columns (at least name and email), as"
+            " a course's roster comes; every line is checked first, and no one is added if any line is wrong."
+            " Each entrant's personal sign-in link goes to --links (CSV: name,email,link, readable by you only),"
+            " to be mailed; without --links they are printed."
+        ),
+    )
+    add.add_argument("file", type=Path, metavar="LADDER", help="the ladder's YAML file")
+    add.add_argument("roster", type=Path, metavar="ROSTER", help="CSV: name,email")
+    add.add_argument("--organisers", action="store_true", help="add them as organisers (they see and do everything)")
+    add.add_argument(
+        "--links", type=Path, metavar="FILE", help="write the sign-in links here (CSV) instead of printing them"
+    )
+    add.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server's address as entrants reach it")
+    add.set_defaults(run=_serve_add)
+    link = actions.add_parser(
+        "new-link",
+        help="replace an entrant's sign-in link (the old one stops working)",
+        description="Make a new sign-in link for the entrant NAME and print it; the old link stops working.",
+    )
+    link.add_argument("file", type=Path, metavar="LADDER", help="the ladder's YAML file")
+    link.add_argument("name", metavar="NAME")
+    link.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server's address as entrants reach it")
+    link.set_defaults(run=_serve_link)
 
     docs = commands.add_parser(
         "docs",

@@ -11,6 +11,11 @@ Three layers, each for one reason:
 Every problem is mapped back to a line of the file through the composed YAML node tree and reported as
 ``FILE:LINE: field.path: problem`` in one ConfigError. The result, TournamentConfig (arena.config.values),
 holds no pydantic: the runner and the store see plain values with absolute paths. See docs/configuration.md.
+
+A file that extends a tournament file (a ladder file: arena.serve.ladder) is read by the same functions, so that
+its problems are found and said alike: load_file (read, parse, locate, render), validate_model (a Model's shape
+and checks, as problems), validate_tournament and build_tournament (the tournament part), and
+folder_in_bot_directory (a folder of the arena's own that a sandboxed bot would see).
 """
 
 from __future__ import annotations
@@ -19,10 +24,10 @@ import difflib
 import os
 import re
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
@@ -55,6 +60,33 @@ Loc = tuple[str | int, ...]
 
 def load_config(path: Path | str) -> TournamentConfig:
     """Read, check and resolve a tournament file; ConfigError listing every problem found."""
+    model, source = load_file(path, validate_tournament)
+    return build_tournament(model, source)
+
+
+M = TypeVar("M")
+LineOf = Callable[[Loc], int]
+"""The line of the file a path of keys is on: for a problem that names another place of the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A configuration file as read: where relative paths in it start, and its text, kept with the results."""
+
+    path: Path
+    """Absolute, not resolved: as the user named it."""
+    base: Path
+    """Its folder, resolved."""
+    text: str
+
+
+def load_file(
+    path: Path | str, validate: Callable[[dict[str, Any], Source, LineOf], tuple[M | None, list[Problem]]]
+) -> tuple[M, Source]:
+    """Read and parse a configuration file, and validate its top-level mapping (without its x- keys); the
+    validator's result, or one ConfigError with every problem found, the YAML's and the validator's, each as
+    FILE:LINE: field.path: problem. Tournament files (load_config) and the files that extend them
+    (arena.serve.ladder) are read by this one function, so that both say their problems alike."""
     path = Path(path)
     shown = str(path)
     try:
@@ -67,22 +99,22 @@ def load_config(path: Path | str) -> TournamentConfig:
         raise ConfigError(shown, [f"{shown}: not UTF-8 text (byte {error.start})"]) from None
     except OSError as error:
         raise ConfigError(shown, [f"{shown}: cannot read it: {error.strerror}"]) from None
-    source = path.absolute()
-    base = source.parent.resolve()
+    absolute = path.absolute()
+    source = Source(absolute, absolute.parent.resolve(), text)
     parsed, root, data, problems = _parse(text)
-    model: _Tournament | None = None
+    model: M | None = None
     if parsed:  # the data's problems join those of the duplicate keys
         if not isinstance(data, dict):
             what = "empty" if data is None else f"a {_kind(data)}"
-            problems.append(_Problem((), f"the file is {what}: it must be a mapping (name: ..., bots: ...)"))
+            problems.append(Problem((), f"the file is {what}: it must be a mapping (name: ..., bots: ...)"))
         else:
             # Top-level keys starting with x- are the file's own: a place for YAML anchors, as in Compose files.
             data = {key: value for key, value in data.items() if not (isinstance(key, str) and key.startswith("x-"))}
-            model, found = _validate(data, base, lambda loc: _locate(root, loc)[1])
+            model, found = validate(data, source, lambda loc: _locate(root, loc)[1])
             problems += found
     if problems or model is None:
         raise ConfigError(shown, _render(problems, root, shown))
-    return _build(model, base, source, text)
+    return model, source
 
 
 # ------------------------------------------------------------------------------------------------ YAML
@@ -140,7 +172,7 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
 _Loader.add_constructor(_INT, _construct_int)
 
 
-def _parse(text: str) -> tuple[bool, yaml.Node | None, object, list[_Problem]]:
+def _parse(text: str) -> tuple[bool, yaml.Node | None, object, list[Problem]]:
     """Whether the text is YAML, its node tree (for line numbers), its data, and its duplicate keys or its
     syntax error."""
     try:
@@ -156,25 +188,25 @@ def _parse(text: str) -> tuple[bool, yaml.Node | None, object, list[_Problem]]:
         return False, None, None, [_syntax_problem(error, text)]
     except RecursionError:  # PyYAML composes nested collections by recursion: some hundreds deep is its end
         line = loader.get_mark().line + 1
-        return False, None, None, [_Problem((), "nested too deep for a configuration file", line=line)]
+        return False, None, None, [Problem((), "nested too deep for a configuration file", line=line)]
     finally:
         loader.dispose()
     return True, root, data, duplicates
 
 
-def _syntax_problem(error: yaml.YAMLError, text: str) -> _Problem:
+def _syntax_problem(error: yaml.YAMLError, text: str) -> Problem:
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
         problem = error.problem or str(error)
         if error.context and error.context_mark and error.context_mark is not mark:
             problem += f" ({error.context}, line {error.context_mark.line + 1})"
-        return _Problem((), problem, line=line)
+        return Problem((), problem, line=line)
     position = getattr(error, "position", 0) or 0
-    return _Problem((), str(error).splitlines()[0], line=text.count("\n", 0, position) + 1)
+    return Problem((), str(error).splitlines()[0], line=text.count("\n", 0, position) + 1)
 
 
-def _duplicate_keys(node: yaml.Node | None, loc: Loc = (), seen: set[int] | None = None) -> Iterator[_Problem]:
+def _duplicate_keys(node: yaml.Node | None, loc: Loc = (), seen: set[int] | None = None) -> Iterator[Problem]:
     """A key given twice in one mapping: YAML keeps the last silently, which hides a mistake."""
     seen = set() if seen is None else seen
     if node is None or id(node) in seen:
@@ -187,7 +219,7 @@ def _duplicate_keys(node: yaml.Node | None, loc: Loc = (), seen: set[int] | None
                 continue
             line = key.start_mark.line + 1
             if key.value in first:
-                yield _Problem((*loc, key.value), f"given twice (first on line {first[key.value]})", line=line)
+                yield Problem((*loc, key.value), f"given twice (first on line {first[key.value]})", line=line)
             else:
                 first[key.value] = line
             yield from _duplicate_keys(value, (*loc, key.value), seen)
@@ -276,7 +308,7 @@ SEED_LIMIT = 2**256
 """A written seed is below this: room for one as strong as any a tournament needs."""
 
 _Name = Annotated[str, AfterValidator(_safe_name)]
-_Positive = Annotated[int, Field(ge=1)]
+Positive = Annotated[int, Field(ge=1)]
 _TIMING = Timing()
 _LIMITS = Limits()
 
@@ -289,26 +321,33 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-class _Model(BaseModel):
+class Model(BaseModel):
+    """A mapping of a configuration file: no key it does not name, no value of another type."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    sections: ClassVar[tuple[str, ...]] = ()
+    """The sub-mappings an unknown key of this mapping is looked for in, to say where it belongs."""
 
 
-class _Limits(_Model):
-    move_ms: _Positive = _TIMING.move_ms
-    startup_ms: _Positive = _TIMING.startup_ms
-    wall_factor: _Positive = _TIMING.wall_factor
+MB = TypeVar("MB", bound=BaseModel)
+
+
+class _Limits(Model):
+    move_ms: Positive = _TIMING.move_ms
+    startup_ms: Positive = _TIMING.startup_ms
+    wall_factor: Positive = _TIMING.wall_factor
     ponder: bool = _TIMING.ponder
-    memory_mb: _Positive = _LIMITS.memory_mb
-    cpu_s: _Positive = _LIMITS.cpu_s
-    processes: _Positive = _LIMITS.processes
-    open_files: _Positive = _LIMITS.open_files
-    file_size_mb: _Positive = _LIMITS.file_size_mb
-    disk_mb: _Positive = _LIMITS.disk_mb
-    stderr_kb: _Positive = _LIMITS.stderr_kb
+    memory_mb: Positive = _LIMITS.memory_mb
+    cpu_s: Positive = _LIMITS.cpu_s
+    processes: Positive = _LIMITS.processes
+    open_files: Positive = _LIMITS.open_files
+    file_size_mb: Positive = _LIMITS.file_size_mb
+    disk_mb: Positive = _LIMITS.disk_mb
+    stderr_kb: Positive = _LIMITS.stderr_kb
     memory_mechanism: Literal["auto", "cgroup", "rlimit"] = "auto"
 
 
-class _Bot(_Model):
+class _Bot(Model):
     name: _Name
     builtin: str | None = None
     subprocess: StrictBool | None = None
@@ -319,38 +358,40 @@ class _Bot(_Model):
     dir: Annotated[str, Field(min_length=1)] | None = None
 
 
-class _Gauntlet(_Model):
+class _Gauntlet(Model):
     candidates: Annotated[list[str], Field(min_length=1)]
-    repeats: _Positive = 1
+    repeats: Positive = 1
 
 
-class _Sprt(_Model):
+class _Sprt(Model):
     candidate: _Name
     baseline: _Name
     elo0: float = 0.0
     elo1: float = 5.0
     alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
     beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    max_pairs: _Positive = 20_000
+    max_pairs: Positive = 20_000
     field: list[_Name] = []
 
 
-class _Executor(_Model):
+class _Executor(Model):
     type: Literal["local", "dask"] = "local"
     address: Annotated[str, Field(min_length=1)] | None = None
-    max_bot_mb: _Positive = DEFAULT_MAX_BOT_MB
+    max_bot_mb: Positive = DEFAULT_MAX_BOT_MB
 
 
-class _Tournament(_Model):
+class _Tournament(Model):
+    sections = ("limits", "gauntlet", "sprt")
+
     name: _Name
     ruleset: Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_known_ruleset)] = DEFAULT_RULESET
     format: Literal["round-robin", "swiss", "gauntlet", "sprt"]
     players_per_match: int
-    rounds: _Positive = DEFAULT_ROUNDS
-    repeats: _Positive = 1
+    rounds: Positive = DEFAULT_ROUNDS
+    repeats: Positive = 1
     duplicate: bool = False
     seed: Annotated[int, Field(ge=0, lt=SEED_LIMIT)] | None = None
-    concurrency: _Positive = Field(default_factory=_cores)
+    concurrency: Positive = Field(default_factory=_cores)
     sandbox: Literal["strict", "basic", "none"] = "strict"
     bot_uids: Annotated[str, AfterValidator(_id_range)] | None = None
     limits: _Limits = _Limits()
@@ -361,11 +402,15 @@ class _Tournament(_Model):
     executor: _Executor = _Executor()
 
 
+TournamentModel = _Tournament
+"""A tournament file's shape, validated (validate_tournament), to be built (build_tournament)."""
+
+
 # ------------------------------------------------------------------------------------------------ checks
 
 
 @dataclass(frozen=True, slots=True)
-class _Problem:
+class Problem:
     loc: Loc
     message: str
     line: int | None = None
@@ -374,27 +419,29 @@ class _Problem:
     """The key to point at when not `loc` itself (a missing section: the key that asks for it)."""
 
 
-def _validate(
-    data: dict[str, Any], base: Path, line_of: Callable[[Loc], int]
-) -> tuple[_Tournament | None, list[_Problem]]:
-    """The model, or None; and every problem: the shape's, then the checks' on fields the shape did not
-    already fault."""
-    problems: list[_Problem] = []
-    model = None
+def validate_tournament(
+    data: dict[str, Any], source: Source, line_of: LineOf
+) -> tuple[_Tournament | None, list[Problem]]:
+    """A tournament file's model, or None; and every problem: the shape's, then the checks'."""
+    return validate_model(_Tournament, data, _checks(data, source.base, line_of))
+
+
+def validate_model(model: type[MB], data: object, checks: Iterable[Problem]) -> tuple[MB | None, list[Problem]]:
+    """The model, or None; and every problem: the shape's, in a configuration file's words, then the checks' on
+    fields the shape did not already fault. `checks` run on the raw data (a generator: it is run after the
+    shape's check)."""
+    problems: list[Problem] = []
+    validated = None
     try:
-        model = _Tournament.model_validate(data)
+        validated = model.model_validate(data)
     except ValidationError as error:
-        problems = [_Problem(tuple(detail["loc"]), _message(detail)) for detail in error.errors()]
+        problems = [Problem(tuple(detail["loc"]), _message(detail, model)) for detail in error.errors()]
     faulted = {problem.loc for problem in problems}
-    problems += [
-        problem
-        for problem in _checks(data, base, line_of)
-        if not any(problem.loc[: len(loc)] == loc for loc in faulted)
-    ]
-    return model, problems
+    problems += [problem for problem in checks if not any(problem.loc[: len(loc)] == loc for loc in faulted)]
+    return validated, problems
 
 
-def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) -> Iterator[_Problem]:
+def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) -> Iterator[Problem]:
     """What one field's type cannot say. Reads the raw data and skips what has the wrong type: the shape's
     check reports that."""
     fmt = data.get("format")
@@ -404,47 +451,47 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
     if isinstance(ruleset, str) and ruleset in RULESETS and ppm is not None:
         rules = RULESETS[ruleset]
         if not rules.min_players <= ppm <= rules.max_players:
-            yield _Problem(
+            yield Problem(
                 ("players_per_match",),
                 f"the {ruleset} ruleset is for {rules.min_players} to {rules.max_players} players, not {ppm}",
             )
     formats = [member.value for member in Format]
     if fmt in formats:
         if "rounds" in data and fmt != Format.SWISS:
-            yield _Problem(("rounds",), f"only for format swiss, not {fmt}")
+            yield Problem(("rounds",), f"only for format swiss, not {fmt}")
         if "repeats" in data and fmt != Format.ROUND_ROBIN:
             where = "; a gauntlet has gauntlet.repeats" if fmt == Format.GAUNTLET else ""
-            yield _Problem(("repeats",), f"only for format round-robin, not {fmt}{where}")
+            yield Problem(("repeats",), f"only for format round-robin, not {fmt}{where}")
         if fmt == Format.GAUNTLET and data.get("gauntlet") is None:
-            yield _Problem(
+            yield Problem(
                 ("gauntlet",), "required for format gauntlet, e.g. gauntlet: {candidates: [alice, bob]}", at=("format",)
             )
         if fmt != Format.GAUNTLET and "gauntlet" in data:
-            yield _Problem(("gauntlet",), f"only for format gauntlet, not {fmt}")
+            yield Problem(("gauntlet",), f"only for format gauntlet, not {fmt}")
         if fmt == Format.SPRT and data.get("sprt") is None:
-            yield _Problem(
+            yield Problem(
                 ("sprt",), "required for format sprt, e.g. sprt: {candidate: new, baseline: old}", at=("format",)
             )
         if fmt != Format.SPRT and "sprt" in data:
-            yield _Problem(("sprt",), f"only for format sprt, not {fmt}")
+            yield Problem(("sprt",), f"only for format sprt, not {fmt}")
         if fmt == Format.SPRT and "duplicate" in data:
-            yield _Problem(("duplicate",), "not for format sprt: its pairs are duplicate matches already")
+            yield Problem(("duplicate",), "not for format sprt: its pairs are duplicate matches already")
     executor = data.get("executor")
     if isinstance(executor, dict):
         kind = executor.get("type", "local")
         if kind == "dask" and executor.get("address") is None:
-            yield _Problem(
+            yield Problem(
                 ("executor", "address"), "required for type dask, e.g. address: tcp://host:8786", at=("executor",)
             )
         if kind == "local":
             for key in ("address", "max_bot_mb"):
                 if key in executor:
-                    yield _Problem(("executor", key), "only for type dask: a local run ships nothing")
+                    yield Problem(("executor", key), "only for type dask: a local run ships nothing")
     output = data.get("output")
     if isinstance(output, str) and "\0" in output:
-        yield _Problem(("output",), "must not hold a NUL character (\\0): no path can")
+        yield Problem(("output",), "must not hold a NUL character (\\0): no path can")
     elif isinstance(output, str) and output and (base / output).exists() and not (base / output).is_dir():
-        yield _Problem(("output",), f"{base / output} is a file, not a directory")
+        yield Problem(("output",), f"{base / output} is a file, not a directory")
     yield from _output_checks(data, base)
 
     bots = data.get("bots")
@@ -458,7 +505,7 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
         if isinstance(name, str):
             if name in names:
                 first = names[name]
-                yield _Problem(
+                yield Problem(
                     ("bots", index, "name"),
                     f"{name!r} is taken: bots[{first}] (line {line_of(('bots', first, 'name'))}) has it",
                 )
@@ -466,7 +513,7 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
                 names[name] = index
         yield from _bot_checks(bot, ("bots", index), base, data.get("sandbox", "strict"))
     if ppm is not None and ppm >= 1 and bots and len(bots) < ppm:
-        yield _Problem(("bots",), f"{_count(len(bots), 'bot')}, too few for {ppm} per table (players_per_match)")
+        yield Problem(("bots",), f"{_count(len(bots), 'bot')}, too few for {ppm} per table (players_per_match)")
         return
     gauntlet = data.get("gauntlet")
     if fmt == Format.GAUNTLET and isinstance(gauntlet, dict) and isinstance(gauntlet.get("candidates"), list):
@@ -476,30 +523,49 @@ def _checks(data: Mapping[str, Any], base: Path, line_of: Callable[[Loc], int]) 
         yield from _sprt_checks(sprt, names, ppm)
 
 
-def _output_checks(data: Mapping[str, Any], base: Path) -> Iterator[_Problem]:
+def _output_checks(data: Mapping[str, Any], base: Path) -> Iterator[Problem]:
     """A sandbox shows a bot its own directory, so results kept inside it would be the bot's to read: the
     folder's seed (every deal follows from it), the other matches' replays, the other bots' logs. Only trusted
     code (sandbox none) may have them there."""
     output = _output_path(data, base)
-    if output is None or data.get("sandbox", "strict") == SandboxLevel.NONE.value:
+    if output is None:
+        return
+    yield from folder_in_bot_directory(
+        data,
+        base,
+        output,
+        ("output",),
+        what=f"{output} is" if "output" in data else f"the default output folder, {output}, is",
+        kept="the results kept there, the seed that decides every deal among them",
+        called="the output",
+        written="output" in data,
+    )
+
+
+def folder_in_bot_directory(
+    data: Mapping[str, Any], base: Path, folder: Path, loc: Loc, *, what: str, kept: str, called: str, written: bool
+) -> Iterator[Problem]:
+    """A folder of the arena's own (`folder`, resolved; at `loc` of the file, or its default when not `written`)
+    inside the directory of one of the file's sandboxed command bots, which would be the bot's to read: one
+    problem per such directory, in the words `what` (the folder, "... is"), `kept` (what the bot could read)
+    and `called` (the folder's name in the advice). Only trusted code (sandbox none) may have it there."""
+    if data.get("sandbox", "strict") == SandboxLevel.NONE.value:
         return
     bots = data.get("bots")
     sharing: dict[Path, list[tuple[int, str]]] = {}
     for index, bot in enumerate(bots if isinstance(bots, list) else []):
         directory = _command_bot_directory(bot, base)
-        if directory is not None and output.is_relative_to(directory):
+        if directory is not None and folder.is_relative_to(directory):
             sharing.setdefault(directory, []).append((index, str(bot.get("name", f"bots[{index}]"))))
     for directory, shown in sharing.items():
         one = len(shown) == 1
         whose = f"bot {shown[0][1]!r}" if one else "bots " + ", ".join(repr(name) for _, name in shown)
-        what = f"{output} is" if "output" in data else f"the default output folder, {output}, is"
-        yield _Problem(
-            ("output",),
+        yield Problem(
+            loc,
             f"{what} inside the directory of {whose}, {directory}, which the sandbox shows"
-            f" {'the bot: it' if one else 'each of them: they'} could read the results kept there, the seed that"
-            f" decides every deal among them; put the output outside it, or {'the bot' if one else 'each bot'} in"
-            " a folder of its own",
-            at=("output",) if "output" in data else ("bots", shown[0][0]),
+            f" {'the bot: it' if one else 'each of them: they'} could read {kept}; put {called} outside it, or"
+            f" {'the bot' if one else 'each bot'} in a folder of its own",
+            at=loc if written else ("bots", shown[0][0]),
         )
 
 
@@ -529,15 +595,15 @@ def _command_bot_directory(bot: object, base: Path) -> Path | None:
     return directory
 
 
-def _sprt_checks(sprt: Mapping[str, Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
+def _sprt_checks(sprt: Mapping[str, Any], names: Mapping[str, int], ppm: int | None) -> Iterator[Problem]:
     used: dict[str, Loc] = {}
     for key in ("candidate", "baseline"):
         name = sprt.get(key)
         if isinstance(name, str):
             if name not in names:
-                yield _Problem(("sprt", key), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
+                yield Problem(("sprt", key), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
             elif name in used:
-                yield _Problem(
+                yield Problem(
                     ("sprt", key), f"{name!r} is the {used[name][-1]} too: a bot is not tested against itself"
                 )
             used.setdefault(name, ("sprt", key))
@@ -547,76 +613,76 @@ def _sprt_checks(sprt: Mapping[str, Any], names: Mapping[str, int], ppm: int | N
             if not isinstance(name, str):
                 continue
             if name not in names:
-                yield _Problem(("sprt", "field", index), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
+                yield Problem(("sprt", "field", index), f"no bot named {name!r} in bots{_suggest(name, list(names))}")
             elif name in used:
-                yield _Problem(("sprt", "field", index), f"{name!r} is named twice")
+                yield Problem(("sprt", "field", index), f"{name!r} is named twice")
             used.setdefault(name, ("sprt", "field", index))
         if ppm is not None and ppm > 2 and len(field) != ppm - 1:
             need = f"{_count(ppm - 1, 'bot')} besides the one tested"
-            yield _Problem(("sprt", "field"), f"{_count(len(field), 'bot')} for tables of {ppm}: it needs {need}")
+            yield Problem(("sprt", "field"), f"{_count(len(field), 'bot')} for tables of {ppm}: it needs {need}")
         if ppm == 2 and field:
-            yield _Problem(("sprt", "field"), "only for tables of more than 2: at 2, candidate and baseline meet")
+            yield Problem(("sprt", "field"), "only for tables of more than 2: at 2, candidate and baseline meet")
     elo0, elo1 = sprt.get("elo0", 0.0), sprt.get("elo1", 5.0)
     if isinstance(elo0, int | float) and isinstance(elo1, int | float) and not elo0 < elo1:
-        yield _Problem(("sprt", "elo1"), f"must be above elo0 ({elo0}), not {elo1}")
+        yield Problem(("sprt", "elo1"), f"must be above elo0 ({elo0}), not {elo1}")
     for name, index in names.items():
         if name not in used and len(used) >= 2:
-            yield _Problem(
+            yield Problem(
                 ("bots", index, "name"), f"{name!r} plays no part in the sprt: not its candidate, baseline or field"
             )
 
 
-def _gauntlet_checks(candidates: list[Any], names: Mapping[str, int], ppm: int | None) -> Iterator[_Problem]:
+def _gauntlet_checks(candidates: list[Any], names: Mapping[str, int], ppm: int | None) -> Iterator[Problem]:
     chosen: set[str] = set()
     for index, candidate in enumerate(candidates):
         if not isinstance(candidate, str):
             continue
         loc = ("gauntlet", "candidates", index)
         if candidate in chosen:
-            yield _Problem(loc, f"{candidate!r} is named twice")
+            yield Problem(loc, f"{candidate!r} is named twice")
         elif candidate not in names:
-            yield _Problem(loc, f"no bot named {candidate!r} in bots{_suggest(candidate, list(names))}")
+            yield Problem(loc, f"no bot named {candidate!r} in bots{_suggest(candidate, list(names))}")
         chosen.add(candidate)
     field_size = len([name for name in names if name not in chosen])
     if ppm is not None and ppm >= 2 and field_size < ppm - 1:
-        yield _Problem(
+        yield Problem(
             ("gauntlet", "candidates"),
             f"{_count(field_size, 'bot')} left for the field, too few for {ppm} per table: it needs {ppm - 1}",
         )
 
 
-def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -> Iterator[_Problem]:
+def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -> Iterator[Problem]:
     builtin, command = bot.get("builtin"), bot.get("command")
     if builtin is not None and command is not None:
-        yield _Problem((*loc, "command"), "a bot has builtin or command, not both")
+        yield Problem((*loc, "command"), "a bot has builtin or command, not both")
     elif builtin is None and command is None:
-        yield _Problem(loc, "needs builtin (an installed bot) or command (a program to start)")
+        yield Problem(loc, "needs builtin (an installed bot) or command (a program to start)")
     if builtin is None and "subprocess" in bot:
-        yield _Problem((*loc, "subprocess"), "only for a built-in bot: a command bot always runs as a subprocess")
+        yield Problem((*loc, "subprocess"), "only for a built-in bot: a command bot always runs as a subprocess")
     if builtin is None and "options" in bot:
-        yield _Problem((*loc, "options"), "only for a built-in bot: a command bot takes its options in its command")
+        yield Problem((*loc, "options"), "only for a built-in bot: a command bot takes its options in its command")
     if builtin is not None:
         for key in ("protocol", "dir"):
             if key in bot:
-                yield _Problem((*loc, key), f"only for a command bot: a built-in bot brings its own {key}")
+                yield Problem((*loc, key), f"only for a command bot: a built-in bot brings its own {key}")
         if isinstance(builtin, str):
             from arena.plugins import load_registry  # imports every installed plugin: only when needed
 
             registry = load_registry()
             known = list(registry)
             if builtin not in known:
-                yield _Problem(
+                yield Problem(
                     (*loc, "builtin"),
                     f"no bot {builtin!r} is installed{_suggest(builtin, known)}"
                     f" (installed: {', '.join(sorted(known)) or 'none'}; see arena bots)",
                 )
             elif isinstance(bot.get("options"), dict):
                 for problem in registry[builtin].option_problems(bot["options"]):
-                    yield _Problem((*loc, "options"), f"{problem}; see arena bots")
+                    yield Problem((*loc, "options"), f"{problem}; see arena bots")
         return
     written = bot.get("dir")
     if isinstance(written, str) and written and not (base / written).is_dir():
-        yield _Problem((*loc, "dir"), f"no such directory: {base / written}")
+        yield Problem((*loc, "dir"), f"no such directory: {base / written}")
         return
     if not (isinstance(command, list) and command and all(isinstance(part, str) and part for part in command)):
         return
@@ -624,12 +690,12 @@ def _bot_checks(bot: Mapping[str, Any], loc: Loc, base: Path, sandbox: object) -
     try:  # as the launcher will: a program with a slash in its directory or the YAML's, else on the bot's PATH
         find_program(_absolute_command(command, base), directory, _bot_path(sandbox))
     except SandboxError as error:
-        yield _Problem((*loc, "command"), str(error))
+        yield Problem((*loc, "command"), str(error))
     yield from _missing_scripts(command, loc, base.resolve(), directory, sandbox == SandboxLevel.NONE.value)
     if sandbox == SandboxLevel.STRICT.value:
         for old, new in zip(command, _absolute_command(command, base), strict=True):
             if new != old and not Path(new).is_relative_to(directory):
-                yield _Problem(
+                yield Problem(
                     (*loc, "command"),
                     f"{old} is outside the bot's directory {directory}, which is all a strict sandbox shows"
                     " of its files: move it there, or set dir",
@@ -640,9 +706,7 @@ SCRIPT_SUFFIXES = frozenset({".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".jar
 """An argument of a command bot ending so names the bot's source: a typo in it would only show as a crash."""
 
 
-def _missing_scripts(
-    command: list[str], loc: Loc, base: Path, directory: Path, unsandboxed: bool
-) -> Iterator[_Problem]:
+def _missing_scripts(command: list[str], loc: Loc, base: Path, directory: Path, unsandboxed: bool) -> Iterator[Problem]:
     """The arguments that name a script which is not there. Relative to the YAML file's folder, where the arena
     finds it; or, at sandbox none only, to the bot's directory, where the bot starts (elsewhere it starts in a
     folder of its own). Code (after -c), lists (a classpath) and options are not names."""
@@ -656,7 +720,7 @@ def _missing_scripts(
         where = f"{base} nor in {directory}" if unsandboxed and directory != base else str(base)
         if in_directory:
             where += "; a sandboxed bot does not start in its directory: write the path from the YAML file's folder"
-        yield _Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
+        yield Problem((*loc, "command", position), f"no such file: {part} (not in {where})")
 
 
 def _bot_path(sandbox: object) -> str:
@@ -674,15 +738,15 @@ def _absolute_command(written: Sequence[str], base: Path) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------------------ words
 
 
-def _message(detail: ErrorDetails) -> str:
-    """pydantic's error in the words of a configuration file."""
+def _message(detail: ErrorDetails, model: type[BaseModel]) -> str:
+    """pydantic's error, validating `model`, in the words of a configuration file."""
     kind, value, ctx = detail["type"], detail.get("input"), detail.get("ctx") or {}
     if kind == "arena":
         return detail["msg"]
     if kind == "missing":
         return "required"
     if kind == "extra_forbidden":
-        return _unknown_key(tuple(detail["loc"]))
+        return _unknown_key(tuple(detail["loc"]), model)
     if kind == "string_type":
         hint = f" (quote it: {_scalar_hint(value)})" if isinstance(value, (bool, int, float)) else ""
         return f"must be a string, not {_shown(value)}{hint}"
@@ -713,22 +777,28 @@ def _bound(limit: object) -> str:
     return str(limit)
 
 
-def _unknown_key(loc: Loc) -> str:
+def _unknown_key(loc: Loc, model: type[BaseModel]) -> str:
     key = str(loc[-1])
-    known = _keys_at(loc[:-1])
+    known = _keys_at(loc[:-1], model)
     suggestion = _suggest(key, known)
     if suggestion:
         return f"unknown key{suggestion}"
-    if not loc[:-1]:
-        for section in ("limits", "gauntlet", "sprt"):
-            if key in _keys_at((section,)):
-                return f"unknown key here; it belongs under {section} ({section}: {{{key}: ...}})"
+    here = _model_at(loc[:-1], model)
+    for section in here.sections if isinstance(here, type) and issubclass(here, Model) else ():
+        if key in _keys_at((*loc[:-1], section), model):
+            return f"unknown key here; it belongs under {section} ({section}: {{{key}: ...}})"
     return f"unknown key (known here: {', '.join(known)})"
 
 
-def _keys_at(loc: Loc) -> list[str]:
-    """The keys the model allows at `loc` (a mapping's path, list indices included)."""
-    annotation: Any = _Tournament
+def _keys_at(loc: Loc, model: type[BaseModel]) -> list[str]:
+    """The keys `model` allows at `loc` (a mapping's path, list indices included)."""
+    annotation = _model_at(loc, model)
+    return list(annotation.model_fields) if annotation is not None else []
+
+
+def _model_at(loc: Loc, model: type[BaseModel]) -> type[BaseModel] | None:
+    """The model of the mapping at `loc` in `model`; None where there is none (a list, a value, no such key)."""
+    annotation: Any = model
     for part in loc:
         annotation = _unwrap(annotation)
         if isinstance(part, int):
@@ -737,11 +807,9 @@ def _keys_at(loc: Loc) -> list[str]:
         elif isinstance(annotation, type) and issubclass(annotation, BaseModel) and part in annotation.model_fields:
             annotation = annotation.model_fields[part].annotation
         else:
-            return []
+            return None
     annotation = _unwrap(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return list(annotation.model_fields)
-    return []
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -809,7 +877,7 @@ def _path(loc: Loc) -> str:
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _render(problems: Sequence[_Problem], root: yaml.Node | None, shown: str) -> list[str]:
+def _render(problems: Sequence[Problem], root: yaml.Node | None, shown: str) -> list[str]:
     """FILE:LINE: field.path: problem, in the order of the file, each once."""
     lines: list[tuple[int, str]] = []
     for problem in problems:
@@ -825,7 +893,9 @@ def _render(problems: Sequence[_Problem], root: yaml.Node | None, shown: str) ->
 # ------------------------------------------------------------------------------------------------ build
 
 
-def _build(model: _Tournament, base: Path, source: Path, text: str) -> TournamentConfig:
+def build_tournament(model: _Tournament, source: Source) -> TournamentConfig:
+    """The configuration a valid tournament file describes: plain values, absolute paths."""
+    base = source.base
     limits = model.limits
     return TournamentConfig(
         name=model.name,
@@ -862,8 +932,8 @@ def _build(model: _Tournament, base: Path, source: Path, text: str) -> Tournamen
         sprt=None
         if model.sprt is None
         else SprtConfig(**{**model.sprt.model_dump(), "field": tuple(model.sprt.field)}),
-        source=source,
-        raw_text=text,
+        source=source.path,
+        raw_text=source.text,
         executor=ExecutorConfig(ExecutorType(model.executor.type), model.executor.address, model.executor.max_bot_mb),
         bot_uids=users.parse_range(model.bot_uids) if model.bot_uids is not None else None,
     )
@@ -880,4 +950,18 @@ def _entry(bot: _Bot, base: Path) -> BotEntry:
     return BotEntry(bot.name, command=BotCommand(bot.name, command, protocol, bot_directory(written, bot.dir, base)))
 
 
-__all__ = ["load_config"]
+__all__ = [
+    "LineOf",
+    "Loc",
+    "Model",
+    "Positive",
+    "Problem",
+    "Source",
+    "TournamentModel",
+    "build_tournament",
+    "folder_in_bot_directory",
+    "load_config",
+    "load_file",
+    "validate_model",
+    "validate_tournament",
+]

@@ -80,7 +80,7 @@ def _stopped(count: int, reason: str, errors_log: Path) -> str:
     )
 
 
-def _log_failure(path: Path, failure: MatchFailed) -> None:
+def log_failure(path: Path, failure: MatchFailed) -> None:
     job = failure.job
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
     with writing(path), path.open("a", encoding="utf-8") as log:
@@ -172,7 +172,7 @@ def run_tournament(
             with store.batched():  # one transaction per batch of matches; a kill -9 loses its last batch alone
                 for done in pool.run(jobs):
                     if isinstance(done, MatchFailed):
-                        _log_failure(errors_log, done)
+                        log_failure(errors_log, done)
                         failed.append(done.job.match_id)
                         repeated = repeated + 1 if done.setup and done.setup == last_setup else 1
                         last_setup = done.setup

@@ -1,0 +1,209 @@
+"""The ladder's matches, day and night: tables chosen by matchmaking, played in batches through the runner's
+executors (the workers and sandboxes of `arena run`), each recorded in a tournament store as `arena run` records
+it. A server killed and started again loses no finished match: the store is read back and the ladder goes on.
+
+Each batch plays with the bots of its moment: the reference bots and every entrant's active version, and the
+versions still settling; a version is named ENTRANT.HASH (its hash's first 8 digits) in the matches, so a new
+version starts a rating of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.config import BotEntry, TournamentConfig, config_hash
+from arena.matches import FaultRow, MatchFailed, MatchJob, match_seed
+from arena.runner.executor import Executor, executor_for
+from arena.runner.tournament import ERRORS_LOG, for_workers, log_failure
+from arena.serve.checks import version_command
+from arena.serve.matchmaking import Contender, Rules, next_table
+from arena.serve.store import LadderStore
+from arena.store import ResultStore
+from arena.tournament.ratings import default_model
+from arena.tournament.scoring import places
+
+log = logging.getLogger(__name__)
+
+MATCHES = "matches"
+"""The data folder's tournament store of the ladder's matches (results.sqlite, replays/, logs/)."""
+BATCH_PER_WORKER = 4
+"""Matches handed to each worker before the ladder picks tables again (with the ratings they made)."""
+
+
+def version_name(entrant: str, digest: str) -> str:
+    return f"{entrant}.{digest[:8]}"
+
+
+class Ladder:
+    """Plays the ladder's matches in a thread of its own until stopped; pausable by the organiser."""
+
+    def __init__(
+        self,
+        ladder: Any,
+        store: LadderStore,
+        versions: Path,
+        executor: Callable[[TournamentConfig, int], Executor] = executor_for,
+    ) -> None:
+        """`ladder`: the LadderConfig."""
+        self._ladder = ladder
+        self._store = store
+        self._versions = versions
+        self._executor = executor
+        self.output = ladder.data / MATCHES
+        self._running = threading.Event()
+        self._running.set()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arena-serve-ladder", daemon=True)
+        self._lock = threading.Lock()
+        self._model = default_model()
+        self._ratings: dict[str, Any] = {}
+        self._matches: dict[str, int] = {}
+        self._next = 0
+        self.results = self._open()
+        self._rng = random.Random(f"ladder/{self.results.tournament_seed}/{self._next}")
+        self.last_error: str | None = None
+
+    # -- the organiser's controls ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stopping.set()
+        self._running.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        self.results.close()
+
+    # -- what the pages read --------------------------------------------------------------------------------------
+
+    def ratings(self) -> dict[str, tuple[float, float, int]]:
+        """Per bot that played: (ordinal, sigma, matches)."""
+        with self._lock:
+            return {
+                name: (float(rating.ordinal()), float(rating.sigma), self._matches.get(name, 0))
+                for name, rating in self._ratings.items()
+            }
+
+    def recent_faults(self, limit: int = 50) -> list[FaultRow]:
+        """The newest faults across the ladder, newest first."""
+        found = [fault for match in self.results.matches() for fault in match.faults]
+        return found[::-1][:limit]
+
+    # -- the matches ----------------------------------------------------------------------------------------------
+
+    def _open(self) -> ResultStore:
+        """The ladder's tournament store, created or resumed; its recorded matches rated again, in order."""
+        tournament = self._ladder.tournament
+        meta = {"name": tournament.name, "format": "ladder", "ruleset": tournament.ruleset, "bots": "[]"}
+        store = ResultStore.create_or_resume(self.output, "ladder/" + config_hash(tournament), meta, False)
+        for match in sorted(store.matches(), key=lambda m: m.job.match_id):
+            self._rate(match.job.seats, match.ranking)
+            self._next = max(self._next, int(match.job.match_id.rsplit("-", 1)[1]) + 1)
+        return store
+
+    def _rate(self, seats: tuple[str, ...], ranking: tuple[tuple[int, ...], ...]) -> None:
+        with self._lock:
+            teams = [[self._ratings.get(name) or self._model.rating(name=name)] for name in seats]
+            rated = self._model.rate(teams, ranks=[float(r) for r in places(ranking, len(seats))])
+            for name, (rating,) in zip(seats, rated, strict=True):
+                self._ratings[name] = rating
+                self._matches[name] = self._matches.get(name, 0) + 1
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._running.wait()
+            if self._stopping.is_set():
+                break
+            try:
+                played = self.play_batch()
+                self.last_error = None
+            except Exception as error:  # the arena's own failure: said on the organiser's page, tried again
+                log.exception("the ladder's batch failed")
+                self.last_error = f"{type(error).__name__}: {error}"
+                played = 0
+            if not played:
+                self._stopping.wait(5.0)  # nothing to play (no entrant yet): look again soon
+
+    def contenders(self) -> tuple[list[Contender], dict[str, BotEntry]]:
+        """Every bot the next batch may seat, with its rating, and how each is started."""
+        tournament = self._ladder.tournament
+        entries = {entry.name: entry for entry in tournament.bots}
+        owners: dict[str, int | None] = dict.fromkeys(entries)
+        for entrant in self._store.entrants():
+            digest = self._store.active().get(entrant.id)
+            if digest is None:
+                continue
+            version = self._store.version(entrant.id, digest)
+            assert version is not None
+            name = version_name(entrant.name, digest)
+            entries[name] = BotEntry(name, command=version_command(name, version, self._versions))
+            owners[name] = entrant.id
+        ratings = self.ratings()
+        model = self._model
+        found = []
+        for name, owner in owners.items():
+            rating = self._ratings.get(name) or model.rating(name=name)
+            found.append(Contender(name, owner, float(rating.mu), float(rating.sigma), ratings.get(name, (0, 0, 0))[2]))
+        return found, entries
+
+    def play_batch(self) -> int:
+        """Choose tables for every worker, play them, record and rate each as it ends; the matches played."""
+        tournament = self._ladder.tournament
+        schedule = self._ladder.schedule
+        contenders, entries = self.contenders()
+        rules = Rules(
+            tournament.players_per_match, schedule.new_version_matches, schedule.reference_every, schedule.sigma_target
+        )
+        workers = max(1, tournament.concurrency)
+        jobs: list[MatchJob] = []
+        seed = self.results.tournament_seed
+        assert seed is not None
+        counted = {c.name: c.matches for c in contenders}
+        for _ in range(workers * BATCH_PER_WORKER):
+            seats = next_table([dataclasses.replace(c, matches=counted[c.name]) for c in contenders], rules, self._rng)
+            if seats is None:
+                break
+            for name in seats:
+                counted[name] += 1  # the batch spreads itself: a new version is not seated in every match
+            match_id = f"ladder-{self._next:07d}"
+            self._next += 1
+            jobs.append(MatchJob(match_id, 1, seats, match_id, match_seed(seed, match_id)))
+        if not jobs:
+            return 0
+        seated = {name for job in jobs for name in job.seats}
+        config = dataclasses.replace(
+            tournament,
+            bots=tuple(entry for name, entry in entries.items() if name in seated),
+            output=self.output,
+        )
+        pool = self._executor(for_workers(config), min(workers, len(jobs)))
+        played = 0
+        try:
+            for done in pool.run(jobs):
+                if isinstance(done, MatchFailed):  # not the bots' fault: not recorded, and not rated
+                    log_failure(self.output / ERRORS_LOG, done)
+                    continue
+                self.results.record(done)  # committed at once: a server killed now keeps this match
+                self._rate(done.job.seats, done.ranking)
+                played += 1
+                if self._stopping.is_set():
+                    break
+        finally:
+            pool.close()
+        return played

@@ -1,0 +1,104 @@
+"""The ladder plays on its own: a version that passes its check plays the reference bots and the others, every match
+recorded as `arena run` records it and rated; a server stopped and started again keeps every match and goes on; a
+version that fails its check never plays; a crashing bot is its own fault alone."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from arena.serve.scheduler import MATCHES, version_name
+from arena.serve.store import Status
+from arena.store import ResultStore
+from tests.serve.conftest import RANDOM_BOT, Running, csrf, start_server, wait_for_check
+
+CRASHING_BOT = b"import sys\nprint('no bot here', file=sys.stderr)\nsys.exit(3)\n"
+
+
+def upload(running: Running, who: str, data: bytes) -> str:
+    client = running.client(who)
+    answer = client.post(
+        "/upload",
+        data={"csrftoken": csrf(client), "preset": "python"},
+        files={"file": ("bot.py", data, "text/x-python")},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    return running.store.versions(running.id(who))[0].digest
+
+
+def wait_for_matches(running: Running, bot: str, count: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if running.server.games.ratings().get(bot, (0, 0, 0))[2] >= count:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{bot} played fewer than {count} matches in {timeout} s: {running.server.games.ratings()}")
+
+
+def recorded(folder: Path) -> dict[str, tuple[str, ...]]:
+    store = ResultStore.open_existing(folder / "data" / MATCHES)
+    try:
+        return {match.job.match_id: match.job.seats for match in store.matches()}
+    finally:
+        store.close()
+
+
+def test_a_checked_version_plays_is_rated_and_a_restarted_server_keeps_every_match(tmp_path: Path) -> None:
+    first = start_server(tmp_path)
+    running = next(first)
+    good = upload(running, "ada", RANDOM_BOT)
+    bad = upload(running, "bob", CRASHING_BOT)
+    assert wait_for_check(running.store, running.id("ada"), good).status is Status.PASSED
+    failed = wait_for_check(running.store, running.id("bob"), bad)
+    assert failed.status is Status.FAILED and failed.report is not None
+    assert any("no bot here" in fault["stderr"] for fault in failed.report["faults"])  # the entrant sees why
+    ada = version_name("ada", good)
+    running.server.games.resume()
+    wait_for_matches(running, ada, 6)
+    board = running.client().get("/api/leaderboard").json()
+    (row,) = [row for row in board["rows"] if row["name"] == "ada"]
+    assert row["version"] == good[:12] and row["matches"] >= 6 and row["rating"] != ""
+    assert "bob" not in [row["name"] for row in board["rows"]]  # a version that failed its check never plays
+    first.close()  # the server stops
+    before = recorded(tmp_path)
+    assert before and all(ada in seats for seats in before.values())  # ada is the only entrant with a bot
+    assert not any(version_name("bob", bad) in seats for seats in before.values())
+
+    second = start_server(tmp_path, people=False)
+    running = next(second)
+    kept = running.server.games.ratings()[ada][2]
+    assert kept == len(before)  # every match is there again, and rated again
+    running.server.games.resume()
+    wait_for_matches(running, ada, kept + 2)
+    second.close()
+    after = recorded(tmp_path)
+    assert before.items() <= after.items() and len(after) > len(before)
+    assert min(set(after) - set(before)) > max(before)  # it goes on, numbering after the last
+
+
+def test_a_bot_that_crashes_in_a_match_is_its_own_fault_alone(tmp_path: Path) -> None:
+    """A version that passed its check and crashes later: its fault is recorded against it, the match stands for
+    the others, and the ladder goes on."""
+    flaky = (
+        b"import os, sys\nfrom arena.sdk import run\n"
+        b"class Bot:\n"
+        b"    def match_start(self, message):\n"
+        b"        self.moves = 0\n"
+        b"        if not message['match_id'].startswith('check-') and message['match_id'].endswith(('1', '3')):\n"
+        b"            os._exit(9)\n"
+        b"    def act(self, message):\n"
+        b"        return message['legal'][0]\n"
+        b"run(Bot(), name='flaky')\n"
+    )
+    running_server = start_server(tmp_path)
+    running = next(running_server)
+    digest = upload(running, "ada", flaky)
+    assert wait_for_check(running.store, running.id("ada"), digest).status is Status.PASSED
+    running.server.games.resume()
+    name = version_name("ada", digest)
+    wait_for_matches(running, name, 8)
+    faults = running.server.games.recent_faults()
+    assert faults and {fault.bot for fault in faults} == {name}
+    assert running.server.games.last_error is None
+    running_server.close()
