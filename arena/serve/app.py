@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -30,11 +31,17 @@ from wtforms import Form
 from wtforms.csrf.core import CSRFTokenField
 from wtforms.csrf.session import SessionCSRF
 
+from arena.replay import read_replay
+from arena.report.build import replay_data
+from arena.report.compact import script
+from arena.report.replay_page import render_viewer
 from arena.serve.checks import Checker
 from arena.serve.pages import render
-from arena.serve.scheduler import Ladder
+from arena.serve.results import bot_log, private_findings, rating_chart, recent_matches
+from arena.serve.scheduler import Ladder, version_name
 from arena.serve.store import Entrant, LadderStore, Role, Version
 from arena.serve.uploads import Preset, UploadLimits, UploadRefused, store_upload
+from arena.store.database import replay_path
 
 POLL_MS = 5000
 """How often the leaderboard page asks for the standings."""
@@ -90,6 +97,8 @@ def create_app(server: Server, secure_cookies: bool = False) -> ASGIApp:
             Route("/upload", handlers.upload, methods=["POST"]),
             Route("/entrants/{name}", handlers.entrant),
             Route("/entrants/{name}/versions/{digest}", handlers.files),
+            Route("/entrants/{name}/logs/{match_id}", handlers.log),
+            Route("/matches/{match_id}", handlers.match),
             Route("/organiser", handlers.organiser),
             Route("/organiser/ladder", handlers.ladder, methods=["POST"]),
         ],
@@ -263,6 +272,11 @@ class _Handlers:
             for version in self.store.versions(entrant.id)
             if private or version.digest == active
         ]
+        games = self.server.games
+        played = version_name(entrant.name, active) if active is not None else None
+        history = games.history(played) if played is not None else []
+        names = [version_name(entrant.name, version["digest"]) for version in versions]
+        findings = await run_in_threadpool(private_findings, games.output, names) if private else {}
         ladder = self.server.ladder
         return self.page(
             request,
@@ -272,6 +286,10 @@ class _Handlers:
             own=own,
             private=private,
             versions=versions,
+            chart=rating_chart(history),
+            recent=recent_matches(history),
+            played=played,
+            findings=findings,
             error=error,
             uploads_open=self.server.uploads_open(),
             deadline=None if ladder.deadline is None else ladder.deadline.isoformat(),
@@ -340,6 +358,39 @@ class _Handlers:
             request, "files", entrant=entrant, version=version, files=files, shown=shown, shown_name=wanted
         )
 
+    async def match(self, request: Request) -> Response:
+        """A ladder match in the replay viewer: every entrant sees every replay."""
+        self.signed_in(request)
+        path = self._replay(request.path_params["match_id"])
+        data = await run_in_threadpool(lambda: replay_data(read_replay(path)))
+        if data is None:
+            raise HTTPException(404, "This match's replay cannot be read.")
+        return HTMLResponse(render_viewer(script(data)))
+
+    async def log(self, request: Request) -> Response:
+        """What the entrant's bot wrote to stderr in one match: its author's and the organiser's to read."""
+        viewer = self.signed_in(request)
+        entrant = self._entrant(request.path_params["name"])
+        if viewer.id != entrant.id and viewer.role is not Role.ORGANISER:
+            raise HTTPException(403, "A bot's logs are seen by its author and the organiser only.")
+        match_id = request.path_params["match_id"]
+        seats = self._seats(match_id)
+        mine = [name for name in seats if name.rpartition(".")[0] == entrant.name]
+        logs = [text for name in mine if (text := bot_log(self.server.games.output, name, match_id)) is not None]
+        if not mine:
+            raise HTTPException(404, f"{entrant.name} did not play {match_id}.")
+        return PlainTextResponse("".join(logs) or f"{entrant.name}'s bot wrote nothing to stderr in {match_id}.")
+
+    def _seats(self, match_id: str) -> tuple[str, ...]:
+        seats = self.server.games.seats_of(match_id)
+        if seats is None:
+            raise HTTPException(404, f"No ladder match {match_id!r}.")
+        return seats
+
+    def _replay(self, match_id: str) -> Path:
+        self._seats(match_id)  # a match of the ladder's, by an id it gave: no other path is ever opened
+        return replay_path(self.server.games.output, match_id)
+
     async def organiser(self, request: Request) -> Response:
         viewer = self.signed_in(request)
         if viewer.role is not Role.ORGANISER:
@@ -368,6 +419,8 @@ class _Handlers:
             waiting=self.server.checker.waiting(),
             paused=games.paused,
             last_error=games.last_error,
+            playing=games.playing,
+            workers=games.workers,
             faults=games.recent_faults(),
         )
 

@@ -9,6 +9,7 @@ version starts a rating of its own."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import random
 import threading
@@ -63,10 +64,15 @@ class Ladder:
         self._model = default_model()
         self._ratings: dict[str, Any] = {}
         self._matches: dict[str, int] = {}
+        self._history: dict[str, list[tuple[str, float, int]]] = {}
+        """Per bot, after each of its matches: (match id, its rating then, its place in the match from 1)."""
         self._next = 0
         self.results = self._open()
         self._rng = random.Random(f"ladder/{self.results.tournament_seed}/{self._next}")
         self.last_error: str | None = None
+        self.playing: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        """The batch in play: (match id, seats) of each match not finished yet."""
+        self.workers = max(1, ladder.tournament.concurrency)
 
     # -- the organiser's controls ---------------------------------------------------------------------------------
 
@@ -100,6 +106,16 @@ class Ladder:
                 for name, rating in self._ratings.items()
             }
 
+    def history(self, name: str) -> list[tuple[str, float, int]]:
+        """The bot's matches in order: (match id, its rating after it, its place in it)."""
+        with self._lock:
+            return list(self._history.get(name, ()))
+
+    def seats_of(self, match_id: str) -> tuple[str, ...] | None:
+        """The bots of a recorded ladder match, in seat order; None for an id the ladder never recorded."""
+        found = self.results.outcomes_between(match_id, match_id).get(match_id)
+        return None if found is None else found.seats
+
     def recent_faults(self, limit: int = 50) -> list[FaultRow]:
         """The newest faults across the ladder, newest first."""
         found = [fault for match in self.results.matches() for fault in match.faults]
@@ -113,17 +129,27 @@ class Ladder:
         meta = {"name": tournament.name, "format": "ladder", "ruleset": tournament.ruleset, "bots": "[]"}
         store = ResultStore.create_or_resume(self.output, "ladder/" + config_hash(tournament), meta, False)
         for match in sorted(store.matches(), key=lambda m: m.job.match_id):
-            self._rate(match.job.seats, match.ranking)
+            self._rate(match.job.match_id, match.job.seats, match.ranking)
             self._next = max(self._next, int(match.job.match_id.rsplit("-", 1)[1]) + 1)
         return store
 
-    def _rate(self, seats: tuple[str, ...], ranking: tuple[tuple[int, ...], ...]) -> None:
+    def _name_bots(self, seated: set[str]) -> None:
+        """Keep in the store's meta every bot that ever sat at a table, as a tournament names its bots, so that
+        `arena report` and `arena diagnose` read the ladder's folder as any other."""
+        known = json.loads(self.results.meta().get("bots", "[]"))
+        new = sorted(seated.difference(known))
+        if new:
+            self.results.set_meta("bots", json.dumps(known + new))
+
+    def _rate(self, match_id: str, seats: tuple[str, ...], ranking: tuple[tuple[int, ...], ...]) -> None:
+        ranks = places(ranking, len(seats))
         with self._lock:
             teams = [[self._ratings.get(name) or self._model.rating(name=name)] for name in seats]
-            rated = self._model.rate(teams, ranks=[float(r) for r in places(ranking, len(seats))])
-            for name, (rating,) in zip(seats, rated, strict=True):
+            rated = self._model.rate(teams, ranks=[float(r) for r in ranks])
+            for name, (rating,), rank in zip(seats, rated, ranks, strict=True):
                 self._ratings[name] = rating
                 self._matches[name] = self._matches.get(name, 0) + 1
+                self._history.setdefault(name, []).append((match_id, float(rating.ordinal()), rank))
 
     def _run(self) -> None:
         while not self._stopping.is_set():
@@ -170,7 +196,7 @@ class Ladder:
         rules = Rules(
             tournament.players_per_match, schedule.new_version_matches, schedule.reference_every, schedule.sigma_target
         )
-        workers = max(1, tournament.concurrency)
+        workers = self.workers
         jobs: list[MatchJob] = []
         seed = self.results.tournament_seed
         assert seed is not None
@@ -187,6 +213,7 @@ class Ladder:
         if not jobs:
             return 0
         seated = {name for job in jobs for name in job.seats}
+        self._name_bots(seated)
         config = dataclasses.replace(
             tournament,
             bots=tuple(entry for name, entry in entries.items() if name in seated),
@@ -194,16 +221,19 @@ class Ladder:
         )
         pool = self._executor(for_workers(config), min(workers, len(jobs)))
         played = 0
+        self.playing = tuple((job.match_id, job.seats) for job in jobs)
         try:
             for done in pool.run(jobs):
+                self.playing = tuple(match for match in self.playing if match[0] != done.job.match_id)
                 if isinstance(done, MatchFailed):  # not the bots' fault: not recorded, and not rated
                     log_failure(self.output / ERRORS_LOG, done)
                     continue
                 self.results.record(done)  # committed at once: a server killed now keeps this match
-                self._rate(done.job.seats, done.ranking)
+                self._rate(done.job.match_id, done.job.seats, done.ranking)
                 played += 1
                 if self._stopping.is_set():
                     break
         finally:
+            self.playing = ()
             pool.close()
         return played

@@ -47,7 +47,7 @@ def _row(name: str, version: str, rating: tuple[float, float, int] | None) -> di
     return {"name": name, "version": version, "rating": shown, "matches": matches, "order": ordinal}
 
 
-def serve(ladder: LadderConfig, host: str, port: int) -> None:
+def serve(ladder: LadderConfig, host: str, port: int, secure_cookies: bool = False) -> None:
     """Run the server until interrupted; the check in progress is finished or taken again at the next start, and
     every finished match is kept."""
     import uvicorn
@@ -61,7 +61,7 @@ def serve(ladder: LadderConfig, host: str, port: int) -> None:
     checker.start()
     games.start()
     try:
-        uvicorn.run(create_app(server), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(server, secure_cookies), host=host, port=port, log_level="warning")
     finally:
         games.stop(timeout=30)
         checker.stop(timeout=5)

@@ -60,6 +60,7 @@ def test_a_checked_version_plays_is_rated_and_a_restarted_server_keeps_every_mat
     (row,) = [row for row in board["rows"] if row["name"] == "ada"]
     assert row["version"] == good[:12] and row["matches"] >= 6 and row["rating"] != ""
     assert "bob" not in [row["name"] for row in board["rows"]]  # a version that failed its check never plays
+    pages_of_a_ladder_match(running, ada)
     first.close()  # the server stops
     before = recorded(tmp_path)
     assert before and all(ada in seats for seats in before.values())  # ada is the only entrant with a bot
@@ -102,3 +103,24 @@ def test_a_bot_that_crashes_in_a_match_is_its_own_fault_alone(tmp_path: Path) ->
     assert faults and {fault.bot for fault in faults} == {name}
     assert running.server.games.last_error is None
     running_server.close()
+
+
+def pages_of_a_ladder_match(running: Running, ada: str) -> None:
+    """Every signed-in entrant sees every match in the viewer; a bot's stderr and its diagnostics are its
+    author's and the organiser's alone."""
+    match_id, _, _ = running.server.games.history(ada)[0]
+    viewer = f"/matches/{match_id}"
+    for who, status in ((None, 401), ("ada", 200), ("bob", 200), ("olga", 200)):
+        assert running.client(who).get(viewer).status_code == status
+    assert match_id in running.client("bob").get(viewer).text
+    for wrong in ("ladder-9999999", "..%2F..%2Fladder.sqlite", "%2Fetc%2Fpasswd"):
+        assert running.client("bob").get(f"/matches/{wrong}").status_code == 404
+    log = f"/entrants/ada/logs/{match_id}"
+    for who, status in ((None, 401), ("ada", 200), ("bob", 403), ("olga", 200)):
+        assert running.client(who).get(log).status_code == status
+    assert f"match {match_id}: seat" in running.client("ada").get(log).text  # the example bot's stderr line
+    own = running.client("ada").get("/entrants/ada").text
+    other = running.client("bob").get("/entrants/ada").text
+    assert f"/matches/{match_id}" in own and f"/matches/{match_id}" in other and 'id="rating-chart"' in own
+    assert 'id="diagnostics"' in own and "no flag" in own
+    assert 'id="diagnostics"' not in other and "/logs/" not in other
