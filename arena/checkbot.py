@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,17 +73,20 @@ def check_bot(
     seed: int = 1,
     stderr_echo: Callable[[bytes], None] | None = None,
     replays: Path | None = None,
+    sizes: Sequence[int] | None = None,
 ) -> CheckReport:
-    """Play `matches` matches at each table size, the bot's seat rotating; every fault is kept, and every decision
+    """Play `matches` matches at each table size (`sizes`, else every size the ruleset allows), the bot's seat
+    rotating; every fault is kept, and every decision
     judged (arena.analysis). A bot that fails to start START_ATTEMPTS times in a row is not started again, and the
     check ends there (gave_up). `replays`: a folder to write each match's replay to, MATCH.jsonl."""
     report = CheckReport(bot.name, timing.move_ms, memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, sandbox=sandbox)
     report.diagnosis = BotDiagnosis(bot.name, timing.move_ms)
     report.replays = replays
-    report.scheduled = matches * (ruleset.max_players - ruleset.min_players + 1)
+    sizes = list(range(ruleset.min_players, ruleset.max_players + 1)) if sizes is None else list(sizes)
+    report.scheduled = matches * len(sizes)
     host = BotHost(bot, timing, sandbox, limits, stderr_echo=stderr_echo)
     try:
-        for players in range(ruleset.min_players, ruleset.max_players + 1):
+        for players in sizes:
             for number in range(matches):
                 if host.stats.failed_starts >= START_ATTEMPTS:
                     break

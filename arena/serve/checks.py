@@ -18,9 +18,9 @@ from arena.serve.store import LadderStore, Version
 
 log = logging.getLogger(__name__)
 
-MATCHES = 2
-"""Matches at each table size: enough to start the bot, answer every kind of decision and end a match, within a
-minute for a bot that answers at once."""
+MATCHES = 3
+"""Matches at the ladder's table size: enough to start the bot, answer every kind of decision and end a match,
+within seconds for a bot that answers at once."""
 
 
 def version_command(name: str, version: Version, versions: Path) -> BotCommand:
@@ -102,6 +102,7 @@ class Checker:
             timing=tournament.timing,
             sandbox=tournament.sandbox,
             limits=tournament.limits,
+            sizes=[tournament.players_per_match],  # the table the ladder plays, no other
         )
         found = findings(report, time.monotonic() - started)
         self._store.checked(version.entrant, version.digest, report.clean, found)

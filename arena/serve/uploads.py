@@ -394,8 +394,8 @@ def _members(archive: zipfile.ZipFile, limits: UploadLimits) -> list[_Member]:
     seen: dict[tuple[str, ...], str] = {}
     for info in infos:
         member = _member(info, limits)
-        if member is None:
-            continue
+        if member is None or member.parts[0] == "__MACOSX" or member.parts[-1] == ".DS_Store":
+            continue  # the folder "./", or what macOS's Finder adds to every zip it makes
         if member.parts in seen:
             first = seen[member.parts]
             raise UploadRefused(f"entries {_shown(first)} and {_shown(info.orig_filename)} are the same path")

@@ -4,6 +4,9 @@ nothing that changes anything without the CSRF token of the browser that asks.""
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pytest
 
 from tests.serve.conftest import RANDOM_BOT, Running, csrf, wait_for_check
@@ -115,3 +118,36 @@ def test_a_request_past_the_upload_limit_is_refused_before_it_is_read(running: R
     answer = ada.post("/upload", data={"csrftoken": token, "preset": "python"}, files={"file": ("bot.py", big)})
     assert answer.status_code == 413 and "larger than" in answer.text
     assert running.store.versions(running.id("ada")) == []
+
+
+def test_malformed_requests_get_a_clear_4xx_and_nothing_is_written(running: Running) -> None:
+    ada = running.client("ada")
+    token = csrf(ada)
+    versions = running.ladder.data / "versions"
+
+    def post(**kwargs: object) -> tuple[int, str]:
+        answer = ada.post("/upload", follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+        return answer.status_code, answer.text
+
+    status, text = post(data={"csrftoken": token, "preset": "python"})
+    assert status == 400 and "Choose a file" in text
+    status, text = post(data={"csrftoken": token, "preset": "cobol"}, files={"file": ("bot.py", RANDOM_BOT)})
+    assert status == 400 and "Unknown language" in text
+    status, text = post(data={"csrftoken": token, "preset": "python"}, files={"file": ("bot.py", b"")})
+    assert status == 400 and "Upload refused" in text
+    escape = io.BytesIO()
+    with zipfile.ZipFile(escape, "w") as archive:
+        archive.writestr("bot.py", RANDOM_BOT)
+        archive.writestr("../escape.py", b"print('out')\n")
+    status, text = post(data={"csrftoken": token, "preset": "python"}, files={"file": ("bot.zip", escape.getvalue())})
+    assert status == 400 and "it would land outside the bot" in text and 'id="upload-error"' in text
+    broken = ada.post(
+        "/upload",
+        content=b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nunterminated',
+        headers={"content-type": "multipart/form-data; boundary=xyz"},
+    )
+    assert 400 <= broken.status_code < 500
+    assert running.store.versions(running.id("ada")) == []
+    assert not versions.exists() or not any(versions.iterdir())  # not even a temporary folder is left
+    nosy = ada.get("/entrants/ada/versions/" + "0" * 64 + "?file=../../secret.key")
+    assert nosy.status_code == 404

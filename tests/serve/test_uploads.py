@@ -126,6 +126,19 @@ def test_a_zip_of_one_folder_is_unwrapped_and_keeps_no_empty_folder(root: Path) 
     assert version.entry == "bot.py"
 
 
+def test_a_zip_made_by_macos_finder_is_unwrapped_without_what_finder_adds(root: Path) -> None:
+    upload = zipped(
+        {
+            "mybot/bot.py": BOT,
+            "mybot/.DS_Store": b"\0\0\0\1Bud1",
+            "__MACOSX/": b"",
+            "__MACOSX/mybot/._bot.py": b"\0\5\26\7",
+        }
+    )
+    version = store_upload(upload, "mybot.zip", Preset.PYTHON, root)
+    assert files_of(version) == {"bot.py": BOT} and version.entry == "bot.py"
+
+
 def test_a_zip_is_known_by_its_content_not_its_name(root: Path) -> None:
     version = store_upload(zipped({"main.py": BOT}), "upload.bin", Preset.PYTHON, root)
     assert files_of(version) == {"main.py": BOT}
