@@ -151,3 +151,21 @@ def test_malformed_requests_get_a_clear_4xx_and_nothing_is_written(running: Runn
     assert not versions.exists() or not any(versions.iterdir())  # not even a temporary folder is left
     nosy = ada.get("/entrants/ada/versions/" + "0" * 64 + "?file=../../secret.key")
     assert nosy.status_code == 404
+
+
+def test_every_post_answers_each_role_as_it_may(running: Running) -> None:
+    """The forms' routes, each with a valid CSRF token of the browser that posts (nobody has a page with a form,
+    so no token): only what the role may do."""
+    expected = {  # route, form: status for (nobody, ada, olga)
+        ("/organiser/ladder", "resume"): (401, 403, 303),
+        ("/upload", None): (401, 400, 400),  # signed in, but no file: a clear 400 (nobody: sign in first)
+        ("/sign-out", None): (403, 303, 303),
+    }
+    for (route, action), statuses in expected.items():
+        for who, status in zip((None, "ada", "olga"), statuses, strict=True):
+            client = running.client(who)
+            token = "" if who is None else csrf(client)
+            data = {"csrftoken": token, **({"action": action} if action else {}), "preset": "python"}
+            answer = client.post(route, data=data, follow_redirects=False)
+            assert answer.status_code == status, (route, who, answer.status_code)
+    assert not running.server.games.paused  # olga's resume, and nobody else's, took effect
