@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import secrets
@@ -260,19 +261,29 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from arena.sandbox import SandboxLevel
     from arena.serve.ladder import load_ladder
 
     try:
-        from arena.serve.server import serve
+        for module in ("itsdangerous", "jinja2", "multipart", "starlette", "uvicorn", "wtforms"):  # the serve extra
+            importlib.import_module(module)
     except ImportError as error:
         raise UsageError(
             f'arena serve needs the serve extra ({error.name} is missing): pip install "loveletter-arena[serve]"'
         ) from None
+    from arena.serve.server import serve
+
     ladder = load_ladder(args.file)
+    if ladder.tournament.sandbox is SandboxLevel.NONE:
+        print(
+            "arena: warning: sandbox: none: every uploaded bot runs as this user, unconfined: it can read the other"
+            " entrants' code and the ladder's data; use strict for a ladder of other people's programs",
+            file=sys.stderr,
+        )
     print(
         f"arena: serving {ladder.tournament.name} on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr
     )
-    serve(ladder, args.host, args.port)
+    serve(ladder, args.host, args.port, secure_cookies=args.https)
     return 0
 
 
@@ -282,8 +293,10 @@ def _serve_add(args: argparse.Namespace) -> int:
     from arena.serve.server import open_ladder
     from arena.serve.store import Role
 
-    store, _ = open_ladder(load_ladder(args.file))
-    added = add_roster(store, args.roster, Role.ORGANISER if args.organisers else Role.ENTRANT)
+    ladder = load_ladder(args.file)
+    store, _ = open_ladder(ladder)
+    references = [bot.name for bot in ladder.tournament.bots]
+    added = add_roster(store, args.roster, Role.ORGANISER if args.organisers else Role.ENTRANT, references)
     if args.links is not None:
         write_links(args.links, added, args.base_url)
         print(f"added {len(added)}; their sign-in links are in {args.links}")
@@ -303,6 +316,43 @@ def _serve_link(args: argparse.Namespace) -> int:
     if entrant is None:
         raise UsageError(f"no entrant named {args.name!r} in this ladder")
     print(sign_in_link(args.base_url, store.new_link(entrant.id)))
+    return 0
+
+
+def _serve_final(args: argparse.Namespace) -> int:
+    from arena.report.live import LiveStandings
+    from arena.runner.tournament import failure_line
+    from arena.serve.final import play_final, write_final
+    from arena.serve.ladder import load_ladder
+
+    ladder = load_ladder(args.file)
+    final = write_final(ladder, now=args.now)
+    config = final.config
+    print(f"arena: {_plural(len(final.entrants), 'entrant', 'entrants')} in the final: {final.path}", file=sys.stderr)
+    _say_sandbox_fallback(config)
+    if args.restart:
+        _say_restart(config)
+    live = LiveStandings(config.output)
+    try:
+        summary = play_final(ladder, final, restart=args.restart, live=live)
+    except BaseException:
+        live.stop()
+        raise
+    run = summary.run
+    kept = f", {run.kept} kept from an earlier run" if run.kept else ""
+    print(
+        f"{config.name}: {_plural(run.matches, 'match', 'matches')} ({run.played} played now{kept}),"
+        f" {_plural(run.faults, 'fault', 'faults')}, {run.seconds:.1f} s"
+    )
+    for problem in summary.report_problems:
+        print(f"arena: no replay viewer data for {problem}", file=sys.stderr)
+    print(f"results: {run.output}")
+    print(f"report: {summary.report}")
+    print(f"gradebook: {summary.gradebook}")
+    failures = failure_line(run)
+    if failures is not None:
+        print(failures, file=sys.stderr)
+        return 1
     return 0
 
 
@@ -905,11 +955,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)"
     )
     serve.add_argument("--port", type=int, default=8000, help="default: 8000")
+    serve.add_argument(
+        "--https",
+        action="store_true",
+        help="entrants reach the server over HTTPS (a reverse proxy in front): cookies go over HTTPS only",
+    )
     serve.set_defaults(run=_serve)
 
     admin = commands.add_parser(
         "serve-admin",
-        help="the organiser's commands for a ladder: add entrants, make sign-in links",
+        help="the organiser's commands for a ladder: add entrants, make sign-in links, play the final",
         description="The organiser's commands for the ladder of LADDER (they work while the server runs).",
     )
     actions = admin.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -940,6 +995,27 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("name", metavar="NAME")
     link.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server's address as entrants reach it")
     link.set_defaults(run=_serve_link)
+    final = actions.add_parser(
+        "final",
+        help="play the final tournament of the entrants' active versions (after the deadline)",
+        description=(
+            "Play the ladder's final: every entrant's active version (the newest that passed its check) and the"
+            " reference bots, in the format of ladder.final, as `arena run` plays a tournament file. The file is"
+            " written to DATA/final.yaml (DATA: the ladder's data folder), the results go to the ladder file's"
+            " output folder, with the report and gradebook.csv (a row per entrant and per reference bot). Run"
+            " again, it resumes: only what is not played yet is played. Refused before the deadline (without"
+            " --now) and with fewer entrants with an active version than a table has seats."
+        ),
+    )
+    final.add_argument("file", type=Path, metavar="LADDER", help="the ladder's YAML file")
+    final.add_argument("--now", action="store_true", help="play it before the deadline, or on a ladder without one")
+    final.add_argument(
+        "--restart",
+        action="store_true",
+        help="discard the final's results kept in the output folder and play it again (needed when the active"
+        " versions, or the ladder file, changed since it was played)",
+    )
+    final.set_defaults(run=_serve_final)
 
     docs = commands.add_parser(
         "docs",

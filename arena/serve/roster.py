@@ -34,9 +34,9 @@ class Person:
     email: str
 
 
-def read_roster(path: Path, taken: Sequence[Entrant] = ()) -> list[Person]:
+def read_roster(path: Path, taken: Sequence[Entrant] = (), reserved: Sequence[str] = ()) -> list[Person]:
     """The roster's people; RosterError naming each line whose name or email is unusable, or already taken (in the
-    file, or by an entrant already added)."""
+    file, by an entrant already added, or by a reference bot: `reserved`)."""
     shown = str(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -47,7 +47,8 @@ def read_roster(path: Path, taken: Sequence[Entrant] = ()) -> list[Person]:
     if "name" not in header or "email" not in header:
         raise RosterError([f"{shown}:1: the first line must name the columns, with at least name and email"])
     name_at, email_at = header.index("name"), header.index("email")
-    names = {entrant.name: "an entrant already added" for entrant in taken}
+    names = {name: "a reference bot of the ladder" for name in reserved}
+    names.update((entrant.name, "an entrant already added") for entrant in taken)
     emails = {entrant.email.lower(): "an entrant already added" for entrant in taken}
     people: list[Person] = []
     problems: list[str] = []
@@ -83,9 +84,12 @@ def sign_in_link(base_url: str, token: str) -> str:
     return f"{base_url.rstrip('/')}/sign-in/{token}"
 
 
-def add_roster(store: LadderStore, path: Path, role: Role = Role.ENTRANT) -> list[tuple[Entrant, str]]:
-    """Everyone on the roster added (or no one), each with its sign-in token."""
-    people = read_roster(path, store.entrants())
+def add_roster(
+    store: LadderStore, path: Path, role: Role = Role.ENTRANT, reserved: Sequence[str] = ()
+) -> list[tuple[Entrant, str]]:
+    """Everyone on the roster added (or no one), each with its sign-in token; `reserved`: the reference bots'
+    names, which no entrant may take (the leaderboard and the final name bots by them)."""
+    people = read_roster(path, store.entrants(), reserved)
     return store.add_entrants([(person.name, person.email) for person in people], role)
 
 

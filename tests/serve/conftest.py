@@ -23,14 +23,20 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = (ROOT / "examples" / "random_bot.py").read_bytes()
 
 
-def ladder_file(folder: Path, extra: str = "", sandbox: str = "none", players: int = 2) -> Path:
+def ladder_file(
+    folder: Path,
+    extra: str = "",
+    sandbox: str = "none",
+    players: int = 2,
+    limits: str = "{move_ms: 2000, startup_ms: 20000}",
+) -> Path:
     path = folder / "ladder.yaml"
     path.write_text(
         "name: test-ladder\n"
         'ruleset: "2019"\n'
         f"players_per_match: {players}\n"
         f"sandbox: {sandbox}\n"
-        "limits: {move_ms: 2000, startup_ms: 20000}\n"
+        f"limits: {limits}\n"
         "concurrency: 1\n"
         "output: final\n"
         "bots:\n"
@@ -89,11 +95,16 @@ def running(tmp_path: Path) -> Iterator[Running]:
 
 
 def start_server(
-    folder: Path, extra: str = "", sandbox: str = "none", players: int = 2, people: bool = True
+    folder: Path,
+    extra: str = "",
+    sandbox: str = "none",
+    players: int = 2,
+    people: bool = True,
+    limits: str = "{move_ms: 2000, startup_ms: 20000}",
 ) -> Iterator[Running]:
     """A server on the folder's ladder; with `people`, ada and bob (entrants) and olga (the organiser) are added
     first (a server started again on the same folder finds them there, with new links)."""
-    ladder = load_ladder(ladder_file(folder, extra, sandbox, players))
+    ladder = load_ladder(ladder_file(folder, extra, sandbox, players, limits))
     store, versions = open_ladder(ladder)
     if people:
         store.add_entrants([("ada", "ada@uni.example"), ("bob", "bob@uni.example")])

@@ -108,3 +108,56 @@ def test_a_hostile_upload_reaches_nothing_of_the_ladder_or_its_entrants(strict: 
     stored = data / "versions" / hostile.digest
     assert sorted(path.name for path in stored.iterdir()) == ["bot.py"]
     assert (stored / "bot.py").read_bytes() == source  # the version as uploaded, unchanged
+
+
+RESOURCE_ATTACKS = {
+    "fork-bomb": "while True:\n            os.fork()\n",
+    "memory": "hoard = [bytearray(16 << 20) for _ in range(64)]\n",
+    "disk": "with open(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'fill'), 'wb') as out:\n"
+    "            while True:\n                out.write(b'x' * (1 << 20))\n",
+    "spin": "while True:\n            pass\n",
+}
+RESOURCE_BOT = """
+import os
+from arena.sdk import run
+
+
+class Bot:
+    def act(self, message):
+        {attack}
+        return message["legal"][0]
+
+
+run(Bot(), name="hog")
+"""
+
+
+@pytest.fixture
+def tight(tmp_path: Path) -> Iterator[Running]:
+    problem = probe_strict()
+    if problem is not None:
+        pytest.skip(f"the strict sandbox cannot run here: {problem}")
+    limits = "{move_ms: 300, startup_ms: 10000, memory_mb: 128, disk_mb: 16, processes: 16, cpu_s: 10}"
+    yield from start_server(tmp_path, sandbox="strict", limits=limits)
+
+
+@pytest.mark.parametrize("attack", sorted(RESOURCE_ATTACKS))
+def test_a_bot_that_attacks_the_machine_fails_its_check_and_hurts_nobody(tight: Running, attack: str) -> None:
+    """Forking without end, hoarding memory, filling the disk or spinning: the check stops it at its limit, says
+    which, and the server goes on answering."""
+    running = tight
+    bob = running.client("bob")
+    source = RESOURCE_BOT.format(attack=RESOURCE_ATTACKS[attack]).encode()
+    answer = bob.post(
+        "/upload",
+        data={"csrftoken": csrf(bob), "preset": "python"},
+        files={"file": ("bot.py", source)},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303
+    (version,) = running.store.versions(running.id("bob"))
+    checked = wait_for_check(running.store, running.id("bob"), version.digest, timeout=120)
+    assert checked.status is Status.FAILED and checked.report is not None
+    reasons = {fault["reason"] for fault in checked.report["faults"]}
+    assert reasons and reasons <= {"limit", "timeout", "crash"}, reasons
+    assert running.client("ada").get("/api/leaderboard").status_code == 200

@@ -52,16 +52,17 @@ def test_every_wrong_line_is_named_and_nobody_is_added(tmp_path: Path) -> None:
         "ada,ada2@uni.example\n"  # 5: the name is an entrant's already
         "erin,ADA@uni.example\n"  # 6: so is the email, whatever its case
         "carol,carol2@uni.example\n"  # 7: the name is line 2's
-        "frank\n",  # 8: a column short
+        "frank\n"  # 8: a column short
+        "heuristic,h@uni.example\n",  # 9: a reference bot's name
     )
     with pytest.raises(RosterError) as raised:
-        add_roster(store, path)
+        add_roster(store, path, reserved=["random", "heuristic"])
     problems = raised.value.problems
-    assert [problem.split(": ")[0] for problem in problems] == [f"{path}:{line}" for line in (3, 4, 5, 6, 7, 8)]
+    assert [problem.split(": ")[0] for problem in problems] == [f"{path}:{line}" for line in (3, 4, 5, 6, 7, 8, 9)]
     assert "name: 'bad name' must be letters" in problems[0]
     assert "email: 'not-an-email' is not an email address" in problems[1]
     assert "taken by an entrant already added" in problems[2] and "taken by an entrant already added" in problems[3]
-    assert "taken by line 2" in problems[4]
+    assert "taken by line 2" in problems[4] and "taken by a reference bot of the ladder" in problems[6]
     assert [entrant.name for entrant in store.entrants()] == ["ada"]
 
 
