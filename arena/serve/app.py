@@ -229,7 +229,7 @@ class _Handlers:
 
     async def failed(self, request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
-        headings = {401: "Not signed in", 403: "Not yours", 404: "Not found", 400: "Refused", 413: "Too large"}
+        headings = {401: "Not signed in", 403: "Not allowed", 404: "Not found", 400: "Refused", 413: "Too large"}
         heading = headings.get(error.status_code, "Error")
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": error.detail}, status_code=error.status_code)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import pytest
 
-from tests.serve.conftest import RANDOM_BOT, Running, csrf, wait_for_check
+from tests.serve.conftest import RANDOM_BOT, Running, csrf, start_server, wait_for_check
 
 
 def upload(running: Running, who: str, data: bytes = RANDOM_BOT, name: str = "bot.py", preset: str = "python"):
@@ -169,3 +170,23 @@ def test_every_post_answers_each_role_as_it_may(running: Running) -> None:
             answer = client.post(route, data=data, follow_redirects=False)
             assert answer.status_code == status, (route, who, answer.status_code)
     assert not running.server.games.paused  # olga's resume, and nobody else's, took effect
+
+
+def test_uploads_close_at_the_deadline(tmp_path: Path) -> None:
+    server = start_server(tmp_path, extra="  deadline: 2030-01-01T12:00:00+01:00\n")
+    running = next(server)
+    try:
+        deadline = running.ladder.deadline
+        assert deadline is not None
+        running.clock[0] = deadline.timestamp() - 1
+        _, answer = upload(running, "ada")
+        assert answer.status_code == 303  # a second before: taken
+        running.clock[0] = deadline.timestamp()
+        ada = running.client("ada")
+        page = ada.get("/me").text
+        assert 'id="uploads-closed"' in page and 'id="upload"' not in page and "2030-01-01T12:00:00+01:00" in page
+        _, answer = upload(running, "ada", RANDOM_BOT + b"# a last change\n")
+        assert answer.status_code == 403 and "Uploads are closed" in answer.text
+        assert len(running.store.versions(running.id("ada"))) == 1
+    finally:
+        server.close()

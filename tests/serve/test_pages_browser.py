@@ -283,7 +283,7 @@ def test_the_organiser_pauses_and_resumes_the_ladder_and_an_entrant_may_not(site
     site.sign_in("ada")
     assert site.count('nav a[href="/organiser"]') == 0
     site.open("/organiser")
-    assert site.text("main h2") == "Not yours"
+    assert site.text("main h2") == "Not allowed"
     assert site.text("#message") == "This page is the organiser's."
     assert site.count("#ladder-toggle") == 0 and site.count("#entrants") == 0
     assert "olga@uni.example" not in site.driver.page_source
@@ -305,4 +305,4 @@ def test_another_entrant_sees_the_active_version_but_not_its_files_or_check(site
     assert site.count("pre.check") == 0 and CHECK_OUTPUT not in site.driver.page_source
     assert site.count("#upload") == 0 and site.count("#diagnostics") == 0 and site.count("#no-diagnostics") == 0
     site.open(f"/entrants/ada/versions/{version.digest}")
-    assert site.text("main h2") == "Not yours" and "RandomBot" not in site.driver.page_source
+    assert site.text("main h2") == "Not allowed" and "RandomBot" not in site.driver.page_source
