@@ -36,6 +36,7 @@ from arena.report.build import replay_data
 from arena.report.compact import script
 from arena.report.replay_page import render_viewer
 from arena.serve.checks import Checker
+from arena.serve.ladder import LadderConfig
 from arena.serve.pages import render
 from arena.serve.results import bot_log, private_findings, rating_chart, recent_matches
 from arena.serve.scheduler import Ladder, version_name
@@ -56,8 +57,7 @@ CSRF_HOURS = 12
 class Server:
     """What the handlers share: the ladder's configuration, its store and its checker."""
 
-    ladder: Any
-    """arena.serve.ladder.LadderConfig."""
+    ladder: LadderConfig
     store: LadderStore
     checker: Checker
     versions: Path
@@ -114,7 +114,28 @@ def create_app(server: Server, secure_cookies: bool = False) -> ASGIApp:
         ],
         exception_handlers={HTTPException: handlers.failed},
     )
-    return BodyLimit(app, server.ladder.uploads.max_bytes + 64 * 1024)
+    return BodyLimit(Hardened(app), server.ladder.uploads.max_bytes + 64 * 1024)
+
+
+class Hardened:
+    """Every response says: no sniffing of types, no framing by another site, no sign-in link in a Referer."""
+
+    HEADERS = (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def headed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, headed)
 
 
 def _forms(key: str) -> type[Form]:

@@ -14,6 +14,7 @@ from typing import Any
 from arena.checkbot import CheckReport, check_bot, describe
 from arena.engine import get_ruleset
 from arena.players.values import BotCommand
+from arena.serve.ladder import LadderConfig
 from arena.serve.store import LadderStore, Version
 
 log = logging.getLogger(__name__)
@@ -54,8 +55,8 @@ def findings(report: CheckReport, seconds: float) -> dict[str, Any]:
 class Checker:
     """Checks the versions handed to it, oldest first, one at a time."""
 
-    def __init__(self, store: LadderStore, versions: Path, ladder: Any) -> None:
-        """`ladder`: the LadderConfig, whose tournament part gives the ruleset, sandbox, limits and move time."""
+    def __init__(self, store: LadderStore, versions: Path, ladder: LadderConfig) -> None:
+        """The ladder's tournament part gives the ruleset, sandbox, limits and move time."""
         self._store = store
         self._versions = versions
         self._ladder = ladder

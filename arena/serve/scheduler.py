@@ -22,6 +22,7 @@ from arena.matches import FaultRow, MatchFailed, MatchJob, match_seed
 from arena.runner.executor import Executor, executor_for
 from arena.runner.tournament import ERRORS_LOG, for_workers, log_failure
 from arena.serve.checks import version_command
+from arena.serve.ladder import LadderConfig
 from arena.serve.matchmaking import Contender, Rules, next_table
 from arena.serve.store import LadderStore
 from arena.store import ResultStore
@@ -45,12 +46,11 @@ class Ladder:
 
     def __init__(
         self,
-        ladder: Any,
+        ladder: LadderConfig,
         store: LadderStore,
         versions: Path,
         executor: Callable[[TournamentConfig, int], Executor] = executor_for,
     ) -> None:
-        """`ladder`: the LadderConfig."""
         self._ladder = ladder
         self._store = store
         self._versions = versions

@@ -80,6 +80,8 @@ def test_a_sign_in_link_signs_in_its_entrant_alone_and_a_wrong_one_nobody(runnin
     assert client.get("/me", follow_redirects=False).headers["location"] == "/entrants/bob"
     cookie = answer.headers["set-cookie"]
     assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
+    assert answer.headers["referrer-policy"] == "same-origin"  # the link leaves in no Referer
+    assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
     token = csrf(client)
     assert client.post("/sign-out", data={"csrftoken": token}, follow_redirects=False).status_code == 303
     assert client.get("/me", follow_redirects=False).status_code == 401
