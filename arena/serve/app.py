@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from arena.report.replay_page import render_viewer
 from arena.serve.checks import Checker
 from arena.serve.ladder import LadderConfig
 from arena.serve.pages import render
-from arena.serve.results import bot_log, private_findings, rating_chart, recent_matches
+from arena.serve.results import Findings, bot_log, rating_chart, recent_matches
 from arena.serve.scheduler import Ladder, version_name
 from arena.serve.store import Entrant, LadderStore, Role, Version
 from arena.serve.uploads import Preset, UploadLimits, UploadRefused, store_upload
@@ -49,6 +50,8 @@ POLL_MS = 5000
 SHOWN_FILE_BYTES = 200_000
 """The most of one file a version's page shows."""
 SESSION_DAYS = 30
+STANDINGS_S = 1.0
+"""The oldest leaderboard a poll is answered with."""
 CSRF_HOURS = 12
 """How long a page's form stays good: after that, the page is loaded again."""
 
@@ -210,6 +213,9 @@ class _Handlers:
         self.server = server
         self.store = server.store
         self.forms = forms
+        self.findings = Findings(server.games.output)
+        self._standings: tuple[float, dict[str, Any]] | None = None
+        self._standings_lock = threading.Lock()
 
     def csrf_token(self, request: Request) -> str:
         field = self.forms(meta={"csrf_context": request.session})["csrftoken"]
@@ -259,11 +265,19 @@ class _Handlers:
     # -- pages ----------------------------------------------------------------------------------------------------
 
     async def leaderboard(self, request: Request) -> Response:
-        standings = self.server.standings()
+        standings = await run_in_threadpool(self.standings)
         return self.page(request, "leaderboard", poll_ms=POLL_MS, **standings)
 
     async def leaderboard_json(self, request: Request) -> Response:
-        return JSONResponse(self.server.standings(), headers={"cache-control": "no-store"})
+        return JSONResponse(await run_in_threadpool(self.standings), headers={"cache-control": "no-store"})
+
+    def standings(self) -> dict[str, Any]:
+        """The leaderboard, worked out at most once a second however many projectors and browsers poll it."""
+        with self._standings_lock:
+            now = time.monotonic()
+            if self._standings is None or now - self._standings[0] >= STANDINGS_S:
+                self._standings = (now, self.server.standings())
+            return self._standings[1]
 
     async def sign_in(self, request: Request) -> Response:
         entrant = self.store.signed_in(request.path_params["token"])
@@ -297,7 +311,7 @@ class _Handlers:
         played = version_name(entrant.name, active) if active is not None else None
         history = games.history(played) if played is not None else []
         names = [version_name(entrant.name, version["digest"]) for version in versions]
-        findings = await run_in_threadpool(private_findings, games.output, names) if private else {}
+        findings = await run_in_threadpool(self.findings.of, names) if private else {}
         ladder = self.server.ladder
         return self.page(
             request,

@@ -4,6 +4,8 @@ ladder's tournament store."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +17,8 @@ from arena.store.logs import log_path
 
 CHART_WIDTH = 600
 CHART_HEIGHT = 120
+NEW_S = 2.0
+"""The soonest the findings are worked out again for a version that had none."""
 RECENT = 20
 """Matches listed on an entrant's page, newest first."""
 
@@ -50,14 +54,39 @@ def recent_matches(history: Sequence[tuple[str, float, int]], limit: int = RECEN
     ]
 
 
-def private_findings(output: Path, names: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Per version (by its name in the matches) that played: its diagnosis and fair play, as `arena diagnose
-    --format json` gives them (the fair-play tests counted over every bot of the ladder)."""
-    if not names or not (output / "results.sqlite").exists():
+class Findings:
+    """The diagnostics and fair play of every bot of the ladder, as `arena diagnose --format json` gives them, worked
+    out afresh at most every `refresh_s` seconds: each is a pass over every match the ladder has played (the
+    fair-play tests count every bot), far too much for every view of a page. A page asked for them while they
+    are being worked out gets the ones before."""
+
+    def __init__(self, output: Path, refresh_s: float = 60.0) -> None:
+        self._output = output
+        self._refresh_s = refresh_s
+        self._found: dict[str, dict[str, Any]] = {}
+        self._at = float("-inf")
+        self._working = threading.Lock()
+
+    def of(self, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Per version (by its name in the matches) that played: its diagnosis and its fair play."""
+        age = time.monotonic() - self._at
+        missing = any(name not in self._found for name in names)  # a version new since: worth a pass sooner
+        if (age > self._refresh_s or (missing and age > NEW_S)) and self._working.acquire(blocking=not self._found):
+            try:
+                self._found = _every_bot(self._output)
+                self._at = time.monotonic()
+            finally:
+                self._working.release()
+        found = self._found
+        return {name: found[name] for name in names if name in found}
+
+
+def _every_bot(output: Path) -> dict[str, dict[str, Any]]:
+    if not (output / "results.sqlite").exists():
         return {}
     store = ResultStore.open_existing(output)
     try:
-        found = {bot.bot: {"diagnosis": bot.json()} for bot in diagnose(store, names) if bot.decisions or bot.faults}
+        found = {bot.bot: {"diagnosis": bot.json()} for bot in diagnose(store) if bot.decisions or bot.faults}
         if found:
             fair = fair_play(store, list(found))
             for name in found:

@@ -171,8 +171,9 @@ class Ladder:
         tournament = self._ladder.tournament
         entries = {entry.name: entry for entry in tournament.bots}
         owners: dict[str, int | None] = dict.fromkeys(entries)
+        active = self._store.active()
         for entrant in self._store.entrants():
-            digest = self._store.active().get(entrant.id)
+            digest = active.get(entrant.id)
             if digest is None:
                 continue
             version = self._store.version(entrant.id, digest)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from arena.sandbox import kill_all
 from arena.serve.scheduler import MATCHES, version_name
 from arena.serve.store import Status
 from arena.store import ResultStore
@@ -119,8 +120,32 @@ def pages_of_a_ladder_match(running: Running, ada: str) -> None:
     for who, status in ((None, 401), ("ada", 200), ("bob", 403), ("olga", 200)):
         assert running.client(who).get(log).status_code == status
     assert f"match {match_id}: seat" in running.client("ada").get(log).text  # the example bot's stderr line
-    own = running.client("ada").get("/entrants/ada").text
+    deadline = time.monotonic() + 10  # the diagnostics are worked out afresh at most every few seconds
+    while 'id="diagnostics"' not in (own := running.client("ada").get("/entrants/ada").text):
+        assert time.monotonic() < deadline, "no diagnostics on ada's page"
+        time.sleep(0.5)
     other = running.client("bob").get("/entrants/ada").text
     assert f"/matches/{match_id}" in own and f"/matches/{match_id}" in other and 'id="rating-chart"' in own
     assert 'id="diagnostics"' in own and "no flag" in own
     assert 'id="diagnostics"' not in other and "/logs/" not in other
+
+
+def test_the_ladder_ending_a_batch_never_touches_a_check_under_way(tmp_path: Path) -> None:
+    """Ending a batch kills every bot the ladder's process started: a check's bots are not among them."""
+    slow = (
+        b"import time\nfrom arena.sdk import run\n\n\nclass Bot:\n    def act(self, message):\n"
+        b"        time.sleep(0.05)  # a check of a few seconds\n        return message['legal'][0]\n\n\nrun(Bot())\n"
+    )
+    server = start_server(tmp_path)
+    running = next(server)
+    try:
+        digest = upload(running, "ada", slow)
+        deadline = time.monotonic() + 30
+        while running.server.checker.current is None:  # the check is under way
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)
+        kill_all()  # what the ladder's executor does at the end of every batch, in the server's process
+        assert wait_for_check(running.store, running.id("ada"), digest).status is Status.PASSED
+    finally:
+        server.close()
