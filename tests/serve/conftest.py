@@ -29,6 +29,7 @@ def ladder_file(
     sandbox: str = "none",
     players: int = 2,
     limits: str = "{move_ms: 2000, startup_ms: 20000}",
+    executor: str = "",
 ) -> Path:
     path = folder / "ladder.yaml"
     path.write_text(
@@ -37,8 +38,7 @@ def ladder_file(
         f"players_per_match: {players}\n"
         f"sandbox: {sandbox}\n"
         f"limits: {limits}\n"
-        "concurrency: 1\n"
-        "output: final\n"
+        "concurrency: 1\n" + (f"executor: {executor}\n" if executor else "") + "output: final\n"
         "bots:\n"
         "  - {name: random, builtin: random}\n"
         "  - {name: heuristic, builtin: heuristic}\n"
@@ -101,10 +101,11 @@ def start_server(
     players: int = 2,
     people: bool = True,
     limits: str = "{move_ms: 2000, startup_ms: 20000}",
+    executor: str = "",
 ) -> Iterator[Running]:
     """A server on the folder's ladder; with `people`, ada and bob (entrants) and olga (the organiser) are added
     first (a server started again on the same folder finds them there, with new links)."""
-    ladder = load_ladder(ladder_file(folder, extra, sandbox, players, limits))
+    ladder = load_ladder(ladder_file(folder, extra, sandbox, players, limits, executor))
     store, versions = open_ladder(ladder)
     if people:
         store.add_entrants([("ada", "ada@uni.example"), ("bob", "bob@uni.example")])

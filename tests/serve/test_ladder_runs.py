@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.sandbox import kill_all
 from arena.serve.scheduler import MATCHES, version_name
 from arena.serve.store import Status
@@ -149,3 +151,24 @@ def test_the_ladder_ending_a_batch_never_touches_a_check_under_way(tmp_path: Pat
         assert wait_for_check(running.store, running.id("ada"), digest).status is Status.PASSED
     finally:
         server.close()
+
+
+def test_the_ladder_plays_on_a_dask_cluster_as_arena_run_does(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
+    ) as cluster:
+        address = cluster.scheduler_address
+        server = start_server(tmp_path, extra="", executor=f'{{type: dask, address: "{address}"}}')
+        running = next(server)
+        try:
+            digest = upload(running, "ada", RANDOM_BOT)
+            assert wait_for_check(running.store, running.id("ada"), digest).status is Status.PASSED
+            running.server.games.resume()
+            wait_for_matches(running, version_name("ada", digest), 4)
+        finally:
+            server.close()
+    played = recorded(tmp_path)
+    assert len(played) >= 4
+    logs = list((tmp_path / "data" / MATCHES / "logs").rglob("*.log"))
+    assert logs  # the cluster's workers send each match's stderr back with its result
