@@ -230,12 +230,11 @@ def _option_json(option: BotOption) -> dict[str, object]:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from arena.config import load_config
     from arena.doctor import diagnose
     from arena.sandbox import Limits, SandboxLevel
 
     if args.file is not None:
-        config = load_config(args.file)
+        config = _tournament_part(args.file)  # a ladder file's too: the sandbox its bots get
         asked, limits, output, ids = config.sandbox, config.limits, config.output, config.bot_uids
         what = f"{args.file} (sandbox {asked.value})"
     else:
@@ -258,6 +257,25 @@ def _doctor(args: argparse.Namespace) -> int:
     else:
         print("NOT OK: see the lines above (`arena docs configuration`, section arena doctor, says what each means)")
     return 0 if found.ok else 1
+
+
+def _is_ladder(path: Path) -> bool:
+    """A ladder file (a tournament file with a ladder: section, arena serve's) rather than a tournament's."""
+    try:
+        return any(line.startswith("ladder:") for line in path.read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return False  # load_config says what is wrong with it
+
+
+def _tournament_part(path: Path) -> TournamentConfig:
+    """A tournament file's configuration, or a ladder file's tournament part."""
+    from arena.config import load_config
+
+    if _is_ladder(path):
+        from arena.serve.ladder import load_ladder
+
+        return load_ladder(path).tournament
+    return load_config(path)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -368,6 +386,18 @@ def _validate(args: argparse.Namespace) -> int:
         recorded_seed,
     )
 
+    if _is_ladder(args.file):
+        from arena.serve.ladder import load_ladder
+
+        ladder = load_ladder(args.file)  # every problem at once, as for a tournament file
+        deadline = "no deadline" if ladder.deadline is None else f"deadline {ladder.deadline.isoformat()}"
+        references = ", ".join(bot.name for bot in ladder.tournament.bots)
+        print(
+            f"{args.file}: a ladder ({ladder.tournament.name}): {ladder.tournament.players_per_match} players a"
+            f" table, reference bots {references}, data in {ladder.data}, {deadline}, final:"
+            f" {ladder.final.format.value}"
+        )
+        return 0
     config = load_config(args.file)  # a ConfigError lists every problem; main() prints it (exit status 2)
     _say_seed_warning(config, args.file)
     stored, this = recorded_config_hash(config.output), config_hash(config)

@@ -232,8 +232,10 @@ class _Handlers:
     def viewer(self, request: Request) -> Entrant | None:
         entrant = request.session.get("entrant")
         found = self.store.entrant(entrant) if isinstance(entrant, int) else None
+        if found is not None and request.session.get("link") != found.link[:16]:
+            found = None  # signed in with a link replaced since (arena serve-admin new-link): signed out
         if found is None and "entrant" in request.session:
-            request.session.clear()  # an entrant no longer known
+            request.session.clear()
         return found
 
     def signed_in(self, request: Request) -> Entrant:
@@ -285,6 +287,7 @@ class _Handlers:
             raise HTTPException(404, "This sign-in link is not known: it may have been replaced by a newer one.")
         request.session.clear()
         request.session["entrant"] = entrant.id
+        request.session["link"] = entrant.link[:16]
         return RedirectResponse("/me", status_code=303)
 
     async def sign_out(self, request: Request) -> Response:

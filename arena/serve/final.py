@@ -37,7 +37,7 @@ from arena.runner.tournament import RunSummary, run_tournament
 from arena.serve.checks import version_command
 from arena.serve.ladder import LadderConfig
 from arena.serve.server import open_ladder
-from arena.serve.store import Entrant, LadderStore, Version
+from arena.serve.store import Entrant, LadderStore, Role, Version
 from arena.store import ResultStore
 from arena.store.database import recorded_config_hash, recorded_config_text
 from arena.store.disk import write_atomically
@@ -301,8 +301,9 @@ def play_final(
     run = run_tournament(config, restart=restart, progress=progress, live=live)
     gradebook = run.output / GRADEBOOK
     store = ResultStore.open_existing(run.output)
+    roster, _ = open_ladder(ladder)
     try:
-        write_gradebook(store, gradebook, final.entrants)
+        write_gradebook(store, gradebook, final.entrants, roster.entrants())
     finally:
         store.close()
     from arena.report import write_report
@@ -326,13 +327,18 @@ def run_final(
 # ------------------------------------------------------------------------------------------------ the gradebook
 
 
-def write_gradebook(store: ResultStore, path: Path, entrants: Mapping[str, str]) -> None:
+def write_gradebook(
+    store: ResultStore, path: Path, entrants: Mapping[str, str], roster: Sequence[Entrant] = ()
+) -> None:
     """gradebook.csv: a row per bot in the order of the standings, with gauntlet.csv's columns
-    (arena.report.gradebook.write_gauntlet_csv) whatever the format, and `kind` and `version` after `bot`.
+    (arena.report.gradebook.write_gauntlet_csv) whatever the format, and `kind`, `version` and `email` after `bot`;
+    then a row for everyone on the roster who had no version in the final (none passed its check), so that the
+    gradebook has every entrant.
 
     `rank` is among the entrants alone (the reference bots are what a grade is measured against, not graded:
     theirs is empty) and `field_rank` in the whole table; `kind` is entrant or reference; `version`, the
-    first 12 digits of the entrant's version's hash (`entrants`: name to digest)."""
+    first 12 digits of the entrant's version's hash (`entrants`: name to digest); `email`, the roster's."""
+    emails = {entrant.name: entrant.email for entrant in roster}
     diagnoses = {bot.bot: bot for bot in diagnose(store)}
     fair = fair_play(store)  # every bot tested, references too: the correction counts them all
     rows = standing_rows(store)
@@ -349,6 +355,7 @@ def write_gradebook(store: ResultStore, path: Path, entrants: Mapping[str, str])
                 "bot": bot,
                 "kind": "entrant" if entrant else "reference",
                 "version": entrants[bot][:12] if entrant else "",
+                "email": emails.get(bot, ""),
                 **{key: value for key, value in row.items() if key not in ("rank", "bot", "faults", "head_to_head")},
                 "field_rank": row["rank"],
                 "faults": sum(row["faults"].values()),
@@ -360,6 +367,18 @@ def write_gradebook(store: ResultStore, path: Path, entrants: Mapping[str, str])
                 },
                 "reply_ms_p95": None if replies is None else replies.p95,
                 **_fair_play_columns(fair.bot(bot) if bot in fair.tested else None),
+            }
+        )
+    absent = [entrant for entrant in roster if entrant.role is Role.ENTRANT and entrant.name not in entrants]
+    columns = list(flat[0]) if flat else []
+    for entrant in absent:
+        flat.append(
+            {
+                **dict.fromkeys(columns),
+                "bot": entrant.name,
+                "kind": "entrant",
+                "version": "none passed its check",
+                "email": entrant.email,
             }
         )
     text = io.StringIO(newline="")

@@ -96,7 +96,7 @@ def add_roster(
 def write_links(path: Path, added: Sequence[tuple[Entrant, str]], base_url: str) -> None:
     """name,email,link per entrant, readable by its owner only: each link signs its entrant in."""
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", newline="") as file:
-        writer = csv.writer(file)
+        writer = csv.writer(file, lineterminator="\n")
         writer.writerow(["name", "email", "link"])
         for entrant, token in added:
             writer.writerow([entrant.name, entrant.email, sign_in_link(base_url, token)])

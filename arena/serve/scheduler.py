@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 MATCHES = "matches"
 """The data folder's tournament store of the ladder's matches (results.sqlite, replays/, logs/)."""
+PAUSED = "paused"
+"""In the data folder while the organiser has the ladder paused."""
 BATCH_PER_WORKER = 4
 """Matches handed to each worker before the ladder picks tables again (with the ratings they made)."""
 
@@ -57,7 +59,9 @@ class Ladder:
         self._executor = executor
         self.output = ladder.data / MATCHES
         self._running = threading.Event()
-        self._running.set()
+        self._paused_flag = ladder.data / PAUSED
+        if not self._paused_flag.exists():  # paused by the organiser stays paused across a restart
+            self._running.set()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arena-serve-ladder", daemon=True)
         self._lock = threading.Lock()
@@ -80,9 +84,11 @@ class Ladder:
         self._thread.start()
 
     def pause(self) -> None:
+        self._paused_flag.touch()
         self._running.clear()
 
     def resume(self) -> None:
+        self._paused_flag.unlink(missing_ok=True)
         self._running.set()
 
     @property

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 from typing import Any
 
+from arena.errors import UsageError
 from arena.serve.checks import Checker
 from arena.serve.ladder import LadderConfig
 from arena.serve.scheduler import Ladder, version_name
 from arena.serve.store import LadderStore
 
+LOCK = "server.lock"
+"""Locked by the running server: a second one on the same data folder is refused."""
 VERSIONS = "versions"
 """The data folder's folder of uploaded versions, one folder each, named by its hash."""
 
@@ -55,13 +59,18 @@ def serve(ladder: LadderConfig, host: str, port: int, secure_cookies: bool = Fal
     from arena.serve.app import Server, create_app
 
     store, versions = open_ladder(ladder)
-    checker = Checker(store, versions, ladder)
-    games = Ladder(ladder, store, versions)
-    server = Server(ladder, store, checker, versions, games, standings=lambda: standings(ladder, store, games))
-    checker.start()
-    games.start()
-    try:
-        uvicorn.run(create_app(server, secure_cookies), host=host, port=port, log_level="warning")
-    finally:
-        games.stop(timeout=30)
-        checker.stop(timeout=5)
+    with open(ladder.data / LOCK, "w") as lock:  # held while the server runs: one server per ladder
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"{ladder.data}: another arena serve is running this ladder (stop it first)") from None
+        checker = Checker(store, versions, ladder)
+        games = Ladder(ladder, store, versions)
+        server = Server(ladder, store, checker, versions, games, standings=lambda: standings(ladder, store, games))
+        checker.start()
+        games.start()
+        try:
+            uvicorn.run(create_app(server, secure_cookies), host=host, port=port, log_level="warning")
+        finally:
+            games.stop(timeout=30)
+            checker.stop(timeout=5)

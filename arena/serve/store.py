@@ -13,7 +13,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,8 @@ class Entrant:
     name: str
     email: str
     role: Role
+    link: str = field(default="", repr=False, compare=False)
+    """The hash of its sign-in token: a session remembers it, so that a new link ends the sessions of the old."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,7 @@ class LadderStore:
                     (name, email, role.value, link_hash(token), time.time()),
                 )
                 assert cursor.lastrowid is not None
-                added.append((Entrant(cursor.lastrowid, name, email, role), token))
+                added.append((Entrant(cursor.lastrowid, name, email, role, link_hash(token)), token))
         return added
 
     def new_link(self, entrant: int) -> str:
@@ -222,12 +224,12 @@ class LadderStore:
         return int(count)
 
 
-_ENTRANT = "id, name, email, role"
+_ENTRANT = "id, name, email, role, link"
 _VERSION = "entrant, digest, uploaded_at, filename, preset, command, protocol, status, report, checked_at"
 
 
 def _entrant(row: Sequence[Any]) -> Entrant:
-    return Entrant(row[0], row[1], row[2], Role(row[3]))
+    return Entrant(row[0], row[1], row[2], Role(row[3]), row[4])
 
 
 def _version(row: Sequence[Any]) -> Version:

@@ -102,6 +102,7 @@ def start_server(
     people: bool = True,
     limits: str = "{move_ms: 2000, startup_ms: 20000}",
     executor: str = "",
+    paused: bool | None = True,
 ) -> Iterator[Running]:
     """A server on the folder's ladder; with `people`, ada and bob (entrants) and olga (the organiser) are added
     first (a server started again on the same folder finds them there, with new links)."""
@@ -113,7 +114,8 @@ def start_server(
     signed = {entrant.name: (entrant, store.new_link(entrant.id)) for entrant in store.entrants()}
     checker = Checker(store, versions, ladder)
     games = Ladder(ladder, store, versions)
-    games.pause()  # started by the tests that play matches
+    if paused is not None:  # None: as the server finds it
+        games.pause() if paused else games.resume()  # the tests that play matches resume it
     clock = [time.time()]
     server = Server(
         ladder,

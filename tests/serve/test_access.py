@@ -85,7 +85,10 @@ def test_a_sign_in_link_signs_in_its_entrant_alone_and_a_wrong_one_nobody(runnin
     token = csrf(client)
     assert client.post("/sign-out", data={"csrftoken": token}, follow_redirects=False).status_code == 303
     assert client.get("/me", follow_redirects=False).status_code == 401
+    signed_in = running.client("bob")
+    assert signed_in.get("/me", follow_redirects=False).status_code == 303
     replaced = running.store.new_link(running.id("bob"))
+    assert signed_in.get("/me", follow_redirects=False).status_code == 401  # a new link ends the old one's sessions
     assert running.client().get(f"/sign-in/{running.people['bob'][1]}").status_code == 404
     assert running.client().get(f"/sign-in/{replaced}", follow_redirects=False).status_code == 303
 

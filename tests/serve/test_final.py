@@ -206,7 +206,7 @@ def test_a_gauntlet_final_has_the_entrants_as_candidates_and_the_references_as_f
     assert [row["bot"] for row in rows if row["kind"] == "entrant"] == [row["bot"] for row in candidates]
     for mine, theirs in zip([row for row in rows if row["kind"] == "entrant"], candidates, strict=True):
         assert {key: mine[key] for key in theirs} == theirs
-    assert list(rows[0]) == [*list(candidates[0])[:2], "kind", "version", *list(candidates[0])[2:]]
+    assert list(rows[0]) == [*list(candidates[0])[:2], "kind", "version", "email", *list(candidates[0])[2:]]
     assert {row["bot"] for row in rows if row["kind"] == "reference"} == {"random", "heuristic"}
 
 
@@ -215,6 +215,7 @@ def test_a_gauntlet_final_has_the_entrants_as_candidates_and_the_references_as_f
 
 def test_the_final_plays_every_match_once_resumes_and_needs_restart_for_other_versions(tmp_path: Path) -> None:
     ladder, store, versions, entrants = ladder_with(tmp_path, PAST + ROUND_ROBIN)
+    ((cyd, _),) = store.add_entrants([("cyd", "cyd@uni.example")])  # whose every version failed its check
     first = run_final(ladder, progress=False)
     output = first.run.output
     assert output == ladder.tournament.output
@@ -223,7 +224,11 @@ def test_the_final_plays_every_match_once_resumes_and_needs_restart_for_other_ve
 
     rows = gradebook(output)
     assert first.gradebook == output / GRADEBOOK
+    absent = rows.pop()  # the gradebook has every entrant: cyd, who had no version in the final, last
+    assert (absent["bot"], absent["kind"], absent["email"], absent["rank"]) == ("cyd", "entrant", cyd.email, "")
+    assert absent["version"] == "none passed its check"
     assert sorted(row["bot"] for row in rows) == ["ada", "bob", "heuristic", "random"]
+    assert {row["bot"]: row["email"] for row in rows}["ada"] == "ada@uni.example"
     for column in ("rank", "bot", "kind", "version", "score", "wins", "matches", "rating", "faults", "field_rank"):
         assert column in rows[0], column
     for column in ("faults_crash", "decisions", "reply_ms_p95", "fair_play_flags", "fair_play"):
@@ -243,7 +248,7 @@ def test_the_final_plays_every_match_once_resumes_and_needs_restart_for_other_ve
 
     again = run_final(ladder, progress=False)
     assert again.run.played == 0 and again.run.kept == again.run.matches == first.run.matches
-    assert gradebook(output) == rows  # the same results, the same gradebook
+    assert gradebook(output) == [*rows, absent]  # the same results, the same gradebook
 
     activate(store, versions, entrants["bob"], RANDOM_BOT + b"# bob's second version\n")
     with pytest.raises(StoreError, match=r"bots: bob changed .*--restart") as refused:

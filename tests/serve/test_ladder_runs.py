@@ -172,3 +172,21 @@ def test_the_ladder_plays_on_a_dask_cluster_as_arena_run_does(tmp_path: Path) ->
     assert len(played) >= 4
     logs = list((tmp_path / "data" / MATCHES / "logs").rglob("*.log"))
     assert logs  # the cluster's workers send each match's stderr back with its result
+
+
+def test_a_ladder_paused_by_the_organiser_stays_paused_after_a_restart(tmp_path: Path) -> None:
+    server = start_server(tmp_path)
+    running = next(server)
+    running.server.games.resume()
+    running.server.games.pause()
+    server.close()
+    again = start_server(tmp_path, people=False, paused=None)
+    running = next(again)
+    try:
+        assert running.server.games.paused
+        running.server.games.resume()
+    finally:
+        again.close()
+    third = start_server(tmp_path, people=False, paused=None)
+    assert not next(third).server.games.paused
+    third.close()

@@ -3,6 +3,7 @@ ladder and started again: every match finished before the kill is kept, and the 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -98,3 +99,28 @@ def test_a_server_killed_mid_ladder_keeps_every_finished_match_and_goes_on(tmp_p
                 os.killpg(process.pid, signal.SIGKILL)
     after = recorded(ladder.data)
     assert before < after
+
+
+def test_a_second_server_on_the_same_ladder_is_refused(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path)
+    ladder = load_ladder(path)
+    open_ladder(ladder)
+    with open(ladder.data / "server.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the running server holds it
+        done = subprocess.run(
+            [str(ARENA), "serve", str(path), "--port", str(free_port())], capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 2
+    assert "another arena serve is running this ladder" in done.stderr
+
+
+def test_validate_reads_a_ladder_file(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path)
+    done = subprocess.run([str(ARENA), "validate", str(path)], capture_output=True, text=True, timeout=60)
+    assert (
+        done.returncode == 0
+        and "a ladder (test-ladder): 2 players a table, reference bots random, heuristic" in done.stdout
+    )
+    path.write_text(path.read_text().replace("ladder:\n  data: data\n", "ladder:\n  data: data\n  dat: x\n"))
+    done = subprocess.run([str(ARENA), "validate", str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"{path}:13: ladder.dat: unknown key; did you mean 'data'?" in done.stderr
