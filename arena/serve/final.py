@@ -369,18 +369,18 @@ def write_gradebook(
                 **_fair_play_columns(fair.bot(bot) if bot in fair.tested else None),
             }
         )
-    absent = [entrant for entrant in roster if entrant.role is Role.ENTRANT and entrant.name not in entrants]
     columns = list(flat[0]) if flat else []
-    for entrant in absent:
-        flat.append(
-            {
-                **dict.fromkeys(columns),
-                "bot": entrant.name,
-                "kind": "entrant",
-                "version": "none passed its check",
-                "email": entrant.email,
-            }
-        )
+    for person in roster:
+        if person.role is Role.ENTRANT and person.name not in entrants:
+            flat.append(
+                {
+                    **dict.fromkeys(columns),
+                    "bot": person.name,
+                    "kind": "entrant",
+                    "version": "none passed its check",
+                    "email": person.email,
+                }
+            )
     text = io.StringIO(newline="")
     write_rows(flat, "csv", text)
     write_atomically(path, text.getvalue())
