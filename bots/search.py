@@ -34,6 +34,9 @@ MIN_SAMPLES = 8
 PLAYOUTS = 1200
 """The default budget: playouts a decision, over every candidate; what it costs is in BENCHMARKS.md (Bot strength),
 well within the default move_ms of 1000 on a slow machine."""
+MISCHOSEN = 0.1
+"""How much less likely an opponent kept a card beside which the playouts' policy would not have played the card it
+played: bots choose as heuristic does often, not always."""
 PRUNE_EVERY = 16
 """After every this many samples, candidates more than two standard errors behind the best are dropped."""
 
@@ -174,25 +177,50 @@ class SearchBot:
         for player in players:
             for card in player["discards"]:
                 public[INDEX[card]] -= 1
+        protected = [player["protected"] for player in players]
+        spies = [s in beliefs.spies for s in range(len(players))]
+        discard_sums = [sum(values[INDEX[c]] for c in player["discards"]) for player in players]
+        seen_by_all = World(
+            hands=[GUARD if player["in_round"] else OUT for player in players],  # only who is in matters
+            deck=[GUARD] * message["deck"],
+            set_aside=OUT,
+            protected=protected,
+            spies=spies,
+            discard_sums=discard_sums,
+            unseen=public,
+            knows={},
+        )
         opponents = []
         for seat in beliefs.opponents_in():
             known = beliefs.known.get(seat)
             ruled_out = frozenset(INDEX[card] for card in beliefs.ruled_out.get(seat, ()))
             weights = None
             if seat in beliefs.last_played and beliefs.infer:
-                weights = tuple(
-                    beliefs.kept_weight(seat, card.label) if self.rules.values[int(card)] >= 0 else 0.0 for card in Card
-                )
+                weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]])
             opponents.append((seat, None if known is None else INDEX[known], ruled_out, weights))
         return _Table(
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
             opponents=opponents,
             deck=message["deck"],
-            protected=[player["protected"] for player in players],
-            spies=[s in beliefs.spies for s in range(len(players))],
-            discard_sums=[sum(values[INDEX[c]] for c in player["discards"]) for player in players],
+            protected=protected,
+            spies=spies,
+            discard_sums=discard_sums,
             public=public,
         )
+
+    def _kept_weights(self, world: World, seat: int, played: int) -> tuple[float, ...]:
+        """How likely `seat` kept each card, from the card it chose to play: as likely as the counts say where a
+        player that chooses as the playouts' policy does (heuristic's scoring, on what everyone sees) would have
+        played that card beside it, MISCHOSEN times that where it would have played the other."""
+        policy = Playout(self.rules, seat, random.Random(0))  # its choice of card needs no luck
+        weights = []
+        for card in range(len(self.rules.values)):
+            if self.rules.counts[card] == 0:
+                weights.append(0.0)
+                continue
+            chosen = {policy.choose_card(world, seat, card, played), policy.choose_card(world, seat, played, card)}
+            weights.append(1.0 if played in chosen else MISCHOSEN)
+        return tuple(weights)
 
     def _sample(self, table: _Table) -> World:
         """One hidden state consistent with what this seat knows."""
@@ -218,7 +246,7 @@ class SearchBot:
 
     def _pick(self, pool: list[int], ruled_out: frozenset[int], weights: tuple[float, ...] | None) -> int:
         """Where in the shuffled pool an opponent's card is: the first it may hold, or one drawn by how likely its
-        own play makes each card (Beliefs.kept_weight)."""
+        own play makes each card (_kept_weights)."""
         if weights is None:
             return next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
         odds = [0.0 if card in ruled_out else weights[card] for card in pool]
