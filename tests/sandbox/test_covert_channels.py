@@ -49,9 +49,10 @@ channel's test scores the same every run: for these seeds, whatever card it stic
 would count as decoding."""
 STRICT_TURNS = 200
 CONTROL_TURNS = 24
-SLOW_CONTROLS = {"uptime": (160, 0.005)}
+SLOW_CONTROLS = {"uptime": (320, 0.005)}
 """Turns and unit of a pair that decodes only part of the time: more turns to show that it beats chance, and a
-larger step, to be seen on a busy machine (the idle time only moves while some CPU is idle)."""
+larger step, to be seen on a busy machine (the idle time only moves while some CPU is idle: with both cores busy,
+as in .ci/run's subsets side by side, 160 turns decoded 37 right, p = 0.00015; 320 at that rate give p < 1e-7)."""
 
 
 @pytest.fixture
