@@ -26,7 +26,7 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
     fair = fair_play(store)  # every bot tested, references too: the correction counts them all
     flat = []
     rows = standing_rows(store, only=set(candidates))
-    for row, rank in zip(rows, _ranks([row["rank"] for row in rows]), strict=True):
+    for row, rank in zip(rows, ranks_among([row["rank"] for row in rows]), strict=True):
         diagnosis = diagnoses[row["bot"]]
         replies = diagnosis.reply_ms
         flat.append(
@@ -43,7 +43,7 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
                     for category in Category
                 },
                 "reply_ms_p95": None if replies is None else replies.p95,
-                **_fair_play_columns(fair.bot(row["bot"]) if row["bot"] in fair.tested else None),
+                **fair_play_columns(fair.bot(row["bot"]) if row["bot"] in fair.tested else None),
             }
         )
     text = io.StringIO(newline="")
@@ -51,7 +51,7 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
     write_atomically(path, text.getvalue())
 
 
-def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
+def fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
     """`fair_play_flags`: how many; `fair_play`: each as FLAG[ PARTNER] p=P, separated by '; ' (empty: none;
     "not tested" for a bot played in-process)."""
     if fair is not None and not fair.tested:
@@ -63,7 +63,7 @@ def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
     return {"fair_play_flags": len(flags), "fair_play": "; ".join(named)}
 
 
-def _ranks(whole: list[int]) -> list[int]:
+def ranks_among(whole: list[int]) -> list[int]:
     """Ranks among the rows kept, in their order, from their ranks in the whole table: equal there, equal here
     (1, 1, 3 as the standings share a rank)."""
     ranks: list[int] = []

@@ -27,12 +27,12 @@ from typing import Any
 import yaml
 
 from arena.analysis.diagnose import diagnose, fair_play
-from arena.analysis.fairplay import BotFairPlay
 from arena.analysis.mistakes import Category
 from arena.config import NAME_MAX, BotEntry, ExecutorType, Format, TournamentConfig, config_hash, load_config
 from arena.config.changes import changed_fields
 from arena.engine import FaultReason
 from arena.errors import ArenaError, StoreError, UsageError
+from arena.report.gradebook import fair_play_columns, ranks_among
 from arena.runner.tournament import RunSummary, run_tournament
 from arena.serve.checks import version_command
 from arena.serve.ladder import LadderConfig
@@ -342,7 +342,7 @@ def write_gradebook(
     diagnoses = {bot.bot: bot for bot in diagnose(store)}
     fair = fair_play(store)  # every bot tested, references too: the correction counts them all
     rows = standing_rows(store)
-    ranks = iter(_ranks([row["rank"] for row in rows if row["bot"] in entrants]))
+    ranks = iter(ranks_among([row["rank"] for row in rows if row["bot"] in entrants]))
     flat = []
     for row in rows:
         bot = row["bot"]
@@ -366,7 +366,7 @@ def write_gradebook(
                     for category in Category
                 },
                 "reply_ms_p95": None if replies is None else replies.p95,
-                **_fair_play_columns(fair.bot(bot) if bot in fair.tested else None),
+                **fair_play_columns(fair.bot(bot) if bot in fair.tested else None),
             }
         )
     columns = list(flat[0]) if flat else []
@@ -384,26 +384,6 @@ def write_gradebook(
     text = io.StringIO(newline="")
     write_rows(flat, "csv", text)
     write_atomically(path, text.getvalue())
-
-
-def _fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:
-    """As gauntlet.csv's: `fair_play_flags`, how many; `fair_play`, each as FLAG[ PARTNER] p=P, separated by '; '
-    (empty: none; "not tested" for a bot played in-process)."""
-    if fair is not None and not fair.tested:
-        return {"fair_play_flags": 0, "fair_play": "not tested"}
-    flags = [] if fair is None else fair.flags
-    named = [
-        f"{flag['flag']}{' ' + flag['partner'] if 'partner' in flag else ''} p={flag['p_value']:.2g}" for flag in flags
-    ]
-    return {"fair_play_flags": len(flags), "fair_play": "; ".join(named)}
-
-
-def _ranks(whole: list[int]) -> list[int]:
-    """Ranks among the rows kept, in their order, from their ranks in the whole table: equal there, equal here."""
-    ranks: list[int] = []
-    for place, rank in enumerate(whole):
-        ranks.append(ranks[-1] if place and rank == whole[place - 1] else place + 1)
-    return ranks
 
 
 __all__ = [

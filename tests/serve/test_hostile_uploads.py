@@ -59,24 +59,32 @@ run(Bot(), name="hostile")
 """
 
 
-@pytest.fixture
-def strict(tmp_path: Path) -> Iterator[Running]:
+def strict_server(folder: Path, **options: str) -> Iterator[Running]:
     problem = probe_strict()
     if problem is not None:
         pytest.skip(f"the strict sandbox cannot run here: {problem}")
-    yield from start_server(tmp_path, sandbox="strict")
+    yield from start_server(folder, sandbox="strict", **options)
+
+
+def upload_as(running: Running, who: str, source: bytes) -> None:
+    client = running.client(who)
+    answer = client.post(
+        "/upload",
+        data={"csrftoken": csrf(client), "preset": "python"},
+        files={"file": ("bot.py", source)},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303
+
+
+@pytest.fixture
+def strict(tmp_path: Path) -> Iterator[Running]:
+    yield from strict_server(tmp_path)
 
 
 def test_a_hostile_upload_reaches_nothing_of_the_ladder_or_its_entrants(strict: Running) -> None:
     running = strict
-    ada = running.client("ada")
-    answer = ada.post(
-        "/upload",
-        data={"csrftoken": csrf(ada), "preset": "python"},
-        files={"file": ("bot.py", RANDOM_BOT)},
-        follow_redirects=False,
-    )
-    assert answer.status_code == 303
+    upload_as(running, "ada", RANDOM_BOT)
     (honest,) = running.store.versions(running.id("ada"))
     data = running.ladder.data
     listener = socket.socket()
@@ -90,15 +98,8 @@ def test_a_hostile_upload_reaches_nothing_of_the_ladder_or_its_entrants(strict: 
             str(data / "versions" / honest.digest / "bot.py"),  # another entrant's code
             "/etc/shadow",
         ]
-        bob = running.client("bob")
         source = ATTACK.format(targets=targets, port=port).encode()
-        answer = bob.post(
-            "/upload",
-            data={"csrftoken": csrf(bob), "preset": "python"},
-            files={"file": ("bot.py", source)},
-            follow_redirects=False,
-        )
-        assert answer.status_code == 303
+        upload_as(running, "bob", source)
         (hostile,) = running.store.versions(running.id("bob"))
         checked = wait_for_check(running.store, running.id("bob"), hostile.digest)
         assert checked.report is not None
@@ -134,11 +135,8 @@ run(Bot(), name="hog")
 
 @pytest.fixture
 def tight(tmp_path: Path) -> Iterator[Running]:
-    problem = probe_strict()
-    if problem is not None:
-        pytest.skip(f"the strict sandbox cannot run here: {problem}")
     limits = "{move_ms: 300, startup_ms: 10000, memory_mb: 128, disk_mb: 16, processes: 16, cpu_s: 10}"
-    yield from start_server(tmp_path, sandbox="strict", limits=limits)
+    yield from strict_server(tmp_path, limits=limits)
 
 
 @pytest.mark.parametrize("attack", sorted(RESOURCE_ATTACKS))
@@ -146,15 +144,7 @@ def test_a_bot_that_attacks_the_machine_fails_its_check_and_hurts_nobody(tight: 
     """Forking without end, hoarding memory, filling the disk or spinning: the check stops it at its limit, says
     which, and the server goes on answering."""
     running = tight
-    bob = running.client("bob")
-    source = RESOURCE_BOT.format(attack=RESOURCE_ATTACKS[attack]).encode()
-    answer = bob.post(
-        "/upload",
-        data={"csrftoken": csrf(bob), "preset": "python"},
-        files={"file": ("bot.py", source)},
-        follow_redirects=False,
-    )
-    assert answer.status_code == 303
+    upload_as(running, "bob", RESOURCE_BOT.format(attack=RESOURCE_ATTACKS[attack]).encode())
     (version,) = running.store.versions(running.id("bob"))
     checked = wait_for_check(running.store, running.id("bob"), version.digest, timeout=120)
     assert checked.status is Status.FAILED and checked.report is not None
