@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
-from arena.analysis.diagnose import diagnose, fair_play
-from arena.analysis.fairplay import BotFairPlay
+from arena.analysis.diagnose import BotDiagnosis, diagnose, fair_play
+from arena.analysis.fairplay import BotFairPlay, FairPlay
 from arena.analysis.mistakes import Category
 from arena.engine import FaultReason
 from arena.store import ResultStore
@@ -27,28 +28,29 @@ def write_gauntlet_csv(store: ResultStore, path: Path) -> None:
     flat = []
     rows = standing_rows(store, only=set(candidates))
     for row, rank in zip(rows, ranks_among([row["rank"] for row in rows]), strict=True):
-        diagnosis = diagnoses[row["bot"]]
-        replies = diagnosis.reply_ms
-        flat.append(
-            {
-                "rank": rank,
-                "bot": row["bot"],
-                **{key: value for key, value in row.items() if key not in ("rank", "bot", "faults", "head_to_head")},
-                "field_rank": row["rank"],
-                "faults": sum(row["faults"].values()),
-                **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
-                "decisions": diagnosis.decisions,
-                **{
-                    f"mistakes_{category.value.replace('-', '_')}_per_100": diagnosis.per_hundred(category)
-                    for category in Category
-                },
-                "reply_ms_p95": None if replies is None else replies.p95,
-                **fair_play_columns(fair.bot(row["bot"]) if row["bot"] in fair.tested else None),
-            }
-        )
+        flat.append({"rank": rank, "bot": row["bot"], **bot_columns(row, diagnoses[row["bot"]], fair)})
     text = io.StringIO(newline="")
     write_rows(flat, "csv", text)
     write_atomically(path, text.getvalue())
+
+
+def bot_columns(row: dict[str, Any], diagnosis: BotDiagnosis, fair: FairPlay) -> dict[str, object]:
+    """A bot's columns after its rank and name: its standing's (`field_rank` its rank in the whole table), its
+    faults in all and by kind, its provable mistakes per 100 decisions, its reply times and its fair play."""
+    replies = diagnosis.reply_ms
+    return {
+        **{key: value for key, value in row.items() if key not in ("rank", "bot", "faults", "head_to_head")},
+        "field_rank": row["rank"],
+        "faults": sum(row["faults"].values()),
+        **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
+        "decisions": diagnosis.decisions,
+        **{
+            f"mistakes_{category.value.replace('-', '_')}_per_100": diagnosis.per_hundred(category)
+            for category in Category
+        },
+        "reply_ms_p95": None if replies is None else replies.p95,
+        **fair_play_columns(fair.bot(row["bot"]) if row["bot"] in fair.tested else None),
+    }
 
 
 def fair_play_columns(fair: BotFairPlay | None) -> dict[str, object]:

@@ -27,12 +27,10 @@ from typing import Any
 import yaml
 
 from arena.analysis.diagnose import diagnose, fair_play
-from arena.analysis.mistakes import Category
 from arena.config import NAME_MAX, BotEntry, ExecutorType, Format, TournamentConfig, config_hash, load_config
 from arena.config.changes import changed_fields
-from arena.engine import FaultReason
 from arena.errors import ArenaError, StoreError, UsageError
-from arena.report.gradebook import fair_play_columns, ranks_among
+from arena.report.gradebook import bot_columns, ranks_among
 from arena.runner.tournament import RunSummary, run_tournament
 from arena.serve.checks import version_command
 from arena.serve.ladder import LadderConfig
@@ -347,8 +345,6 @@ def write_gradebook(
     for row in rows:
         bot = row["bot"]
         entrant = bot in entrants
-        diagnosis = diagnoses[bot]
-        replies = diagnosis.reply_ms
         flat.append(
             {
                 "rank": next(ranks) if entrant else None,
@@ -356,17 +352,7 @@ def write_gradebook(
                 "kind": "entrant" if entrant else "reference",
                 "version": entrants[bot][:12] if entrant else "",
                 "email": emails.get(bot, ""),
-                **{key: value for key, value in row.items() if key not in ("rank", "bot", "faults", "head_to_head")},
-                "field_rank": row["rank"],
-                "faults": sum(row["faults"].values()),
-                **{f"faults_{reason.value}": row["faults"].get(reason.value, 0) for reason in FaultReason},
-                "decisions": diagnosis.decisions,
-                **{
-                    f"mistakes_{category.value.replace('-', '_')}_per_100": diagnosis.per_hundred(category)
-                    for category in Category
-                },
-                "reply_ms_p95": None if replies is None else replies.p95,
-                **fair_play_columns(fair.bot(bot) if bot in fair.tested else None),
+                **bot_columns(row, diagnoses[bot], fair),
             }
         )
     columns = list(flat[0]) if flat else []
