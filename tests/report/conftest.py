@@ -59,6 +59,12 @@ def _no_browser(reason: str) -> None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     """One headless Chromium for the whole module (starting one costs about a second)."""
+    yield from chromium(1280, 1000)
+
+
+def chromium(width: int, height: int) -> Iterator[WebDriver]:
+    """A headless Chromium with a window of this size, quit at the end; skipped (failed under CI) where there is
+    none."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -80,7 +86,7 @@ def browser() -> Iterator[WebDriver]:
         "--disable-extensions",
         "--disable-background-networking",
         "--disable-component-update",
-        "--window-size=1280,1000",
+        f"--window-size={width},{height}",
         "--force-device-scale-factor=1",
     ):
         options.add_argument(argument)

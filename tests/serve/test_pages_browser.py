@@ -21,7 +21,7 @@ import uvicorn
 
 from arena.serve.store import Version
 from arena.serve.uploads import Preset, store_upload
-from tests.report.conftest import BROWSERS, DRIVERS, _find, _no_browser
+from tests.report.conftest import chromium
 from tests.serve.conftest import ROOT, Running, start_server
 
 if TYPE_CHECKING:
@@ -39,38 +39,7 @@ CHECK_OUTPUT = "a line of the check's output, for ada and the organiser only"
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     """One headless Chromium for the module, a projector's 1024x768; each test clears its cookies."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _no_browser("selenium is not installed (pip install -e '.[test]')")
-    binary = _find(BROWSERS, "ARENA_CHROMIUM")
-    driver_path = _find(DRIVERS, "ARENA_CHROMEDRIVER")
-    if binary is None or driver_path is None:
-        missing = " and ".join(name for name, path in (("chromium", binary), ("chromedriver", driver_path)) if not path)
-        _no_browser(f"no {missing} found")
-    assert binary is not None and driver_path is not None
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",  # root in a container: Chromium's own sandbox cannot start
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-extensions",
-        "--disable-background-networking",
-        "--disable-component-update",
-        f"--window-size={PROJECTOR[0]},{PROJECTOR[1]}",
-        "--force-device-scale-factor=1",
-    ):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium(*PROJECTOR)
 
 
 @dataclass
