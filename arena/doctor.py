@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.analysis import judges_compiled
 from arena.sandbox import (
     BotProcess,
     LaunchSpec,
@@ -142,6 +143,10 @@ def _facts(
             yield Fact("bot user ids", str(error), short=True)
     else:
         yield Fact("bot user ids", "none: bots run as the arena's user (it is not root)")
+    yield Fact(
+        "diagnostics' judges",
+        "compiled" if judges_compiled() else "plain Python (an editable install, or no C compiler at install)",
+    )
     where = output if output.exists() else next((p for p in output.parents if p.exists()), Path("/"))
     free_mb = shutil.disk_usage(where).free // 2**20
     yield Fact("output disk", f"{free_mb} MB free at {where}", short=free_mb < 2 * limits.disk_mb)

@@ -9,7 +9,13 @@ Two 1,000-match tournaments, each run as `arena run` runs it, at --concurrency (
 For each: the run's wall time; the judging in the workers, measured as CPU time per decision on the same kind of
 matches played in one process with and without the judge, in alternating short runs, times the run's decisions,
 over the workers that share it; and the gathering, the time `arena diagnose` and the final report's bot pages
-take to read it back (diagnose(store) over the store).
+take to read it back (diagnose(store) and fair_play(store) over the store). The share is given of the matches' run
+alone, and of the whole `arena run`: the matches, then the report it writes (whose bot pages gather the same).
+
+The judges run compiled where the project was installed as a wheel (`pip install .`, setup.py), as users install
+it; an editable install runs them as plain Python. Run it with a wheel's Python, from the checkout:
+
+    python3 -m venv /tmp/wheel && /tmp/wheel/bin/pip install . && /tmp/wheel/bin/python benchmarks/diagnostics.py
 
 usage: python benchmarks/diagnostics.py [--matches N] [--concurrency C] [--only programs|builtins] [--json]
 """
@@ -25,11 +31,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.analysis import Watch
+from arena.analysis import Watch, judges_compiled
 from arena.analysis.diagnose import diagnose, fair_play
 from arena.config import load_config
 from arena.engine import Match, get_ruleset
 from arena.plugins import load_registry
+from arena.report import write_report
 from arena.runner import play_match
 from arena.runner.tournament import run_tournament
 from arena.store import ResultStore
@@ -104,6 +111,9 @@ def measure(kind: str, matches: int, concurrency: int) -> dict[str, float]:
             gather_s = time.perf_counter() - started
         finally:
             store.close()
+        started = time.perf_counter()
+        write_report(config.output)  # what `arena run` does once the matches are played: its bot pages gather
+        report_s = time.perf_counter() - started
     decisions = sum(bot.decisions for bot in found)
     judge_s = per_decision * decisions / concurrency  # the workers judge their own matches, side by side
     return {
@@ -113,7 +123,9 @@ def measure(kind: str, matches: int, concurrency: int) -> dict[str, float]:
         "run_s": round(run_s, 2),
         "judging_s": round(judge_s, 3),
         "gathering_s": round(gather_s, 3),
+        "report_s": round(report_s, 3),
         "share": round((judge_s + gather_s) / run_s, 4),
+        "share_of_arena_run": round((judge_s + gather_s) / (run_s + report_s), 4),
     }
 
 
@@ -127,15 +139,17 @@ def main() -> None:
     kinds = [args.only] if args.only else ["programs", "builtins"]
     results = {kind: measure(kind, args.matches, args.concurrency) for kind in kinds}
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"judges_compiled": judges_compiled(), **results}, indent=2))
         return
+    print(f"judges: {'compiled' if judges_compiled() else 'plain Python (run it from a `pip install .`: setup.py)'}")
     for kind in kinds:
         row = results[kind]
         print(
             f"{kind}: judging {row['judging_us_per_decision']} us of CPU per decision (in-process A/B, median of 25"
             f" pairs); {row['matches']} matches, {row['decisions']} decisions, run {row['run_s']} s;"
-            f" judging {row['judging_s']} s + gathering {row['gathering_s']} s = {row['share']:.1%} of the run"
-            " (goal < 10%)"
+            f" judging {row['judging_s']} s + gathering {row['gathering_s']} s = {row['share']:.1%} of the matches'"
+            f" run; with the report `arena run` writes after them ({row['report_s']} s, its gathering included),"
+            f" {row['share_of_arena_run']:.1%} of the whole `arena run` (goal < 10%)"
         )
 
 

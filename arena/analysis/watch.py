@@ -6,16 +6,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import orjson
-
-from arena.analysis.fairplay import MatchFairPlay, Witness
+from arena.analysis.fairplay import MatchFairPlay, Witness, notes_json
+from arena.analysis.fairplay.notes import Outcomes
 from arena.analysis.mistakes import Category, Seat
 from arena.engine import Action, Decision, EventFeed, Match, MatchResult, Observer
 from arena.errors import ReplayMismatch
 from arena.players import MatchInfo, Player
 from arena.protocol import MalformedAction, parse_action
 from arena.replay import Resimulation
-from arena.replay.lines import ReplayLine, decision_line_numbers
+from arena.replay.lines import ReplayLine
 
 
 @dataclass(slots=True)
@@ -42,6 +41,9 @@ class Watch:
         self._judged: list[tuple[int, Category | None]] = []
         """(seat, mistake) of every decision of the match so far, in order."""
         self._witness = Witness(match, noted) if fair_play else None
+        self._outcomes: Outcomes | None = None
+        self._outcomes_read = 0
+        """The records read into `_outcomes`."""
 
     def wrap(self, players: Sequence[Player]) -> list[Player]:
         """The players, each with its decisions judged as it answers them."""
@@ -63,7 +65,7 @@ class Watch:
 
     def diagnoses(self) -> list[SeatDiagnosis]:
         """Per seat, once the match is over (or as far as it went)."""
-        lines = decision_line_numbers(self._match.records)
+        lines = self._outcomes_now().lines
         found = [SeatDiagnosis() for _ in self._seats]
         for (seat, mistake), line in zip(self._judged, lines, strict=False):
             found[seat].decisions += 1
@@ -77,7 +79,14 @@ class Watch:
 
     def fair_play_json(self) -> bytes | None:
         """The same notes as the store keeps them (arena.analysis.fairplay.notes_json)."""
-        return None if self._witness is None else orjson.dumps(self._witness.columns())
+        return None if self._witness is None else notes_json(self._witness.columns(self._outcomes_now()))
+
+    def _outcomes_now(self) -> Outcomes:
+        """The match's decisions and their outcomes so far, read once for both the judge and the witness."""
+        records = self._match.records
+        if self._outcomes is None or self._outcomes_read != len(records):
+            self._outcomes, self._outcomes_read = Outcomes.of(records), len(records)
+        return self._outcomes
 
 
 class _Judged:

@@ -136,8 +136,15 @@ class EventFeed:
         """Per record: its public event (None when it is no event) and the seats entitled to more."""
         self._private: dict[tuple[int, int], Event] = {}
         """(record index, seat): the event of a seat entitled to more, made once for all its observers."""
+        self._last: dict[int, tuple[int, int, list[Event]]] = {}
+        """Per seat, the events last taken (from, to, events): a player and the judge of its moves take the same."""
 
     def events(self, seat: int, start: int, end: int) -> list[Event]:
+        """The events of records start to end for `seat` (the same list for the same ones asked again: read it, never
+        change it)."""
+        last = self._last.get(seat)
+        if last is not None and last[0] == start and last[1] == end:
+            return last[2]
         log, shared = self._match.records, self._shared
         for record in log[len(shared) : end]:
             projection = _PROJECTIONS.get(type(record))
@@ -153,6 +160,7 @@ class EventFeed:
                 events.append(private)
             elif event is not None:
                 events.append(event)
+        self._last[seat] = (start, end, events)
         return events
 
 

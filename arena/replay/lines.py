@@ -72,17 +72,6 @@ LINED = (Decided, RoundStarted, Faulted, RoundEnded, MatchEnded)
 """The records that have a line of their own (record_line); the others are left to re-simulation."""
 
 
-def decision_line_numbers(records: Iterable[Record]) -> list[int]:
-    """The replay line number of each decision, in order (line 1 is match_start)."""
-    numbers, line = [], 1
-    for record in records:
-        if isinstance(record, LINED):
-            line += 1
-            if isinstance(record, Decided):
-                numbers.append(line)
-    return numbers
-
-
 def replay_lines(match: Match, match_id: str) -> Iterator[JSON]:
     yield match_start_line(match, match_id)
     for record in match.records:

@@ -4,7 +4,9 @@ a bot that reads the hidden hands is, and so are two bots that never aim at each
 
 from __future__ import annotations
 
+import base64
 import itertools
+import json
 import math
 import random
 from collections import Counter
@@ -27,7 +29,10 @@ from arena.analysis.fairplay import (
     Verdict,
     Witness,
     lower_tail,
+    notes_from_json,
+    notes_json,
     posteriors,
+    read_columns,
     tally,
     upper_tail,
 )
@@ -316,11 +321,43 @@ def test_noting_as_played_and_from_the_replay_agree() -> None:
         lines = [ReplayLine(n, line) for n, line in enumerate(replay_lines(match, f"m{number}"), start=1)]
         live = witness.findings(f"m{number}")
         assert fair_play_of_replay(lines) == live
+        assert notes_from_json(f"m{number}", match.players, notes_json(witness.columns())) == live
         assert live.chances and live.holdings and (live.aims or players == 2)
         for chance in live.chances:
             assert (
                 lines[chance.line - 1].data["type"] == "decision" and lines[chance.line - 1].data["seat"] == chance.seat
             )
+
+
+def test_stored_notes_that_do_not_fit_their_match_are_not_read() -> None:
+    match = Match(get_ruleset("2019"), ["a", "b", "c", "d"], 5)
+    witness, rng = Witness(match), random.Random(5)
+    while match.phase is not Phase.OVER:
+        if match.decision is None:
+            match.deal_round()
+            continue
+        action = rng.choice(match.decision.legal)
+        witness.judge(match.decision.seat, action)
+        match.apply(action)
+    columns = witness.columns()
+    assert read_columns(notes_json(columns), 4) is not None
+    assert read_columns(notes_json(columns), 3) is None  # a seat beyond the table
+
+    def spoilt(part: str, column: str, value: object) -> bytes:
+        changed = {**columns, part: {**columns[part], column: list(columns[part][column])}}
+        changed[part][column][0] = value
+        return notes_json(changed)
+
+    assert read_columns(spoilt("chances", "cards", 99), 4) is None  # no such card
+    assert read_columns(spoilt("holdings", "bin", -1), 4) is None
+    assert read_columns(spoilt("aims", "choices", 1000), 4) is None  # more choices than its seats
+    assert read_columns(spoilt("chances", "kind", 7), 4) is None
+    text = json.loads(notes_json(columns))
+    short = base64.b64encode(base64.b64decode(text["<f8"])[:-8]).decode()  # one value short
+    for broken in ("%%%", text["<f8"][:-4], short, ""):  # not base64, short by a part of a value
+        assert read_columns(json.dumps({**text, "<f8": broken}), 4) is None
+    assert read_columns(json.dumps({**text, "rows": {**text["rows"], "seats": -1}}), 4) is None
+    assert read_columns(json.dumps({**text, "version": 2}), 4) is None  # another layout: taken from the replay
 
 
 @pytest.mark.parametrize("calibrate", [True, False])

@@ -6,6 +6,8 @@ one's __init__ costs twice as much."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -156,7 +158,9 @@ class Witness:
             return  # no card aimed at another player: nothing to note
         at, card, aimed = len(self._match.records), action.card, action.target
         if bet is not None:
-            _append(self._chances, at, seat, aimed, bet.kind.value, sum(1 << won for won in bet.wins), len(bet.odds))
+            _append(
+                self._chances, at, seat, aimed, _KIND_CODES[bet.kind], sum(1 << won for won in bet.wins), len(bet.odds)
+            )
             self._chances["cards"] += (won for won, _ in bet.odds)
             self._chances["p"] += (p for _, p in bet.odds)
             self._count_holdings(odds)
@@ -185,15 +189,17 @@ class Witness:
         """Every noted play with its outcome, read from the match's log (once over, or as far as it went)."""
         return _notes(match_id, self._match.players, self.columns())
 
-    def columns(self) -> dict[str, Any]:
-        """`findings` as the store keeps them (notes_columns)."""
-        noted = self._chances["at"] or self._aims["at"] or self._strikes["at"]
-        decided, lines, hits, outs = _decisions(self._match.records) if noted else ([], [], [], [])
+    def columns(self, outcomes: Outcomes | None = None) -> dict[str, Any]:
+        """`findings` as the store keeps them (notes_columns), given the match's `outcomes` if they are at hand."""
+        if outcomes is None:
+            noted = self._chances["at"] or self._aims["at"] or self._strikes["at"]
+            outcomes = Outcomes.of(self._match.records) if noted else Outcomes([], [], [], [])
+        decided, lines, hits, outs = outcomes.decided, outcomes.lines, outcomes.hits, outcomes.outs
         chances = _placed(self._chances, decided, lines, "odds", 1)
         chances["success"] = [
             hits[index] is True
-            if kind == "guard"
-            else (target, OutCause.BARON if kind == "baron" else OutCause.PRINCESS) in outs[index]
+            if kind == _GUARD
+            else (target, OutCause.BARON if kind == _BARON else OutCause.PRINCESS) in outs[index]
             for index, kind, target in zip(chances.pop("index"), chances["kind"], chances["target"], strict=True)
         ]
         aims = _placed(self._aims, decided, lines, "choices", len(FEATURES))
@@ -340,37 +346,43 @@ def _success(card: Card, kept: Card | None, odds: Odds, ruleset: Ruleset) -> flo
     return 0.0
 
 
-def _decisions(
-    records: Sequence[Record],
-) -> tuple[list[int], list[int], list[bool | None], list[tuple[tuple[int, OutCause], ...]]]:
-    """Per decision in order: its place in the records, its line in the replay, whether its Guard hit, and who
-    went out of what before the next decision (one pass: it is read once a match)."""
-    decided: list[int] = []
-    lines: list[int] = []
-    hits: list[bool | None] = []
-    outs: list[tuple[tuple[int, OutCause], ...]] = []
-    line = 1
-    for at, record in enumerate(records):
-        kind = type(record)
-        if kind is Decided:
-            line += 1
-            decided.append(at)
-            lines.append(line)
-            hits.append(None)
-            outs.append(())
-        elif kind in LINED:
-            line += 1
-        elif kind is Played and hits:
-            hits[-1] = record.hit  # type: ignore[union-attr]
-        elif kind is WentOut and outs:
-            outs[-1] = (*outs[-1], (record.seat, record.cause))  # type: ignore[union-attr]
-    return decided, lines, hits, outs
+@dataclass(slots=True)
+class Outcomes:
+    """Per decision of a match, in order: its place in the records, its line in the replay, whether its Guard hit,
+    and who went out of what before the next decision."""
+
+    decided: list[int]
+    lines: list[int]
+    hits: list[bool | None]
+    outs: list[tuple[tuple[int, OutCause], ...]]
+
+    @classmethod
+    def of(cls, records: Sequence[Record]) -> Outcomes:
+        """One pass over the records (the judge of mistakes reads the lines, the witness all of it)."""
+        found = cls([], [], [], [])
+        decided, lines, hits, outs = found.decided, found.lines, found.hits, found.outs
+        line = 1
+        for at, record in enumerate(records):
+            kind = type(record)
+            if kind is Decided:
+                line += 1
+                decided.append(at)
+                lines.append(line)
+                hits.append(None)
+                outs.append(())
+            elif kind in LINED:
+                line += 1
+            elif kind is Played and hits:
+                hits[-1] = record.hit  # type: ignore[union-attr]
+            elif kind is WentOut and outs:
+                outs[-1] = (*outs[-1], (record.seat, record.cause))  # type: ignore[union-attr]
+        return found
 
 
 # -- kept in the store -----------------------------------------------------------------------------------------------
 
 
-NOTES_VERSION = 2
+NOTES_VERSION = 3
 """The layout of a match's stored notes: notes of another layout are taken again from the match's replay."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -380,10 +392,38 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "strikes": ("seat", "line", "target", "used"),
 }
 """Each part of the notes, kept column by column (a value per row), so that a tally reads a whole tournament's into
-arrays at once. Beside them, flat: a chance's odds as `cards` and `p` (`odds` of them per chance), an aim's
-choices as `seats` and their `features` (`choices` seats per aim, len(FEATURES) features per seat)."""
+arrays at once (in the store, each column an array of its type: notes_json). Beside them, flat: a chance's odds as
+`cards` and `p` (`odds` of them per chance), an aim's choices as `seats` and their `features` (`choices` seats per
+aim, len(FEATURES) features per seat)."""
 FLAT = {"chances": ("cards", "p"), "aims": ("seats", "features")}
 _FLAT = {column for columns in FLAT.values() for column in columns}
+KINDS = tuple(Kind)
+"""A chance's kind by its number in the notes."""
+_KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+_GUARD, _BARON = _KIND_CODES[Kind.GUARD], _KIND_CODES[Kind.BARON]
+_INTEGERS: tuple[tuple[int | None, tuple[tuple[str, str], ...]], ...] = (
+    (None, (("chances", "seat"), ("chances", "target"), ("aims", "seat"), ("aims", "target"), ("aims", "seats"))),
+    (None, (("holdings", "seat"), ("strikes", "seat"), ("strikes", "target"))),
+    (len(Card), (("chances", "cards"), ("aims", "card"), ("holdings", "card"))),
+    (len(BINS) + 1, (("holdings", "bin"),)),
+    (len(KINDS), (("chances", "kind"),)),
+    (1 << len(Card), (("chances", "odds"), ("aims", "choices"), ("chances", "wins"))),
+    (2**31 - 1, (("chances", "line"), ("aims", "line"), ("strikes", "line"), ("holdings", "observed"))),
+)
+"""The integer columns, by the bound their values lie under (from 0): the table's seats (None), the cards, the
+bins, the kinds, counts of cards or of choices and sets of cards, and lines and counts."""
+_STORED: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("<i4", tuple(column for _, columns in _INTEGERS for column in columns)),
+    ("<f8", (("chances", "p"), ("aims", "features"), ("holdings", "expected"))),
+    ("|b1", (("chances", "success"), ("strikes", "used"))),
+)
+"""How the store keeps a match's notes: every column of a type end to end in one array, in this order (so that
+reading them back takes three arrays, not one per column)."""
+_GROUPS = tuple(
+    (start := sum(len(columns) for _, columns in _INTEGERS[:group]), start + len(_INTEGERS[group][1]))
+    for group in range(len(_INTEGERS))
+)
+"""Where each group of _INTEGERS lies among the integer columns (from, to)."""
 
 
 def notes_columns(notes: MatchFairPlay) -> dict[str, Any]:
@@ -395,7 +435,7 @@ def notes_columns(notes: MatchFairPlay) -> dict[str, Any]:
             "seat": [c.seat for c in chances],
             "line": [c.line for c in chances],
             "target": [c.target for c in chances],
-            "kind": [c.bet.kind.value for c in chances],
+            "kind": [_KIND_CODES[c.bet.kind] for c in chances],
             "wins": [sum(1 << card for card in c.bet.wins) for c in chances],
             "odds": [len(c.bet.odds) for c in chances],
             "success": [c.success for c in chances],
@@ -428,37 +468,60 @@ def notes_columns(notes: MatchFairPlay) -> dict[str, Any]:
     }
 
 
-def notes_json(notes: MatchFairPlay) -> bytes:
-    return orjson.dumps(notes_columns(notes))
+def notes_json(columns: dict[str, Any]) -> bytes:
+    """Notes (as notes_columns or Witness.columns give them) as the store keeps them: the rows of each part, and the
+    columns of each type end to end (_STORED), in base64."""
+    rows = {part: len(columns[part]["seat"]) for part in COLUMNS}
+    rows |= {"cards": len(columns["chances"]["cards"]), "seats": len(columns["aims"]["seats"])}
+    packed = {}
+    for dtype, stored in _STORED:
+        joined: list[Any] = []
+        for part, name in stored:
+            joined += columns[part][name]
+        packed[dtype] = base64.b64encode(np.fromiter(joined, dtype=dtype, count=len(joined)).tobytes()).decode("ascii")
+    return orjson.dumps({"version": NOTES_VERSION, "rows": rows, **packed, "unnoted": list(columns["unnoted"])})
 
 
 def read_columns(text: bytes | str, seats: int) -> dict[str, Any] | None:
-    """Stored notes, checked whole (every column as long as its part, every seat at the table): None for notes of
-    another layout, or unreadable."""
+    """Stored notes as arrays, checked whole (every column as long as its part, every seat at the table, every card,
+    bin and kind one that is): None for notes of another layout, or unreadable."""
     try:
         data = orjson.loads(text)
         if data.get("version") != NOTES_VERSION or not isinstance(data["unnoted"], list):
             return None
-        if not any(data[part]["seat"] for part in COLUMNS):
-            return data  # nothing noted: the tally reads no other column
-        named: list[int] = []
-        for part, columns in COLUMNS.items():
-            block = data[part]
-            rows = len(block[columns[0]])
-            if any(len(block[column]) != rows for column in columns):
+        rows: dict[str, int] = data["rows"]
+        if any(type(rows[part]) is not int or rows[part] < 0 for part in (*COLUMNS, "cards", "seats")):
+            return None
+        found: dict[str, Any] = {part: {} for part in COLUMNS}
+        for dtype, stored in _STORED:
+            array = np.frombuffer(base64.b64decode(data[dtype], validate=True), dtype=dtype)
+            lengths = [_length(rows, part, name) for part, name in stored]
+            if len(array) != sum(lengths):
                 return None
-            named += (min(block["seat"], default=0), max(block["seat"], default=0))
-        chances, aims = data["chances"], data["aims"]
-        choices = sum(aims["choices"])
-        if not (len(chances["cards"]) == len(chances["p"]) == sum(chances["odds"])) or len(aims["seats"]) != choices:
+            if dtype == "<i4":  # a negative value, seen unsigned, is past every bound
+                groups = [sum(lengths[start:end]) for start, end in _GROUPS]
+                bounds = np.repeat([seats if bound is None else bound for bound, _ in _INTEGERS], groups)
+                if np.any(array.view(np.uint32) >= bounds):
+                    return None
+            start = 0
+            for (part, name), length in zip(stored, lengths, strict=True):
+                found[part][name] = array[start : start + length]
+                start += length
+        if found["chances"]["odds"].sum() != rows["cards"] or found["aims"]["choices"].sum() != rows["seats"]:
             return None
-        if len(aims["features"]) != choices * len(FEATURES):
-            return None
-        for targets in (chances["target"], aims["target"], aims["seats"], data["strikes"]["target"]):
-            named += (min(targets, default=0), max(targets, default=0))
-        return data if min(named) >= 0 and max(named) < seats else None
-    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        found["unnoted"] = data["unnoted"]
+        return found
+    except (orjson.JSONDecodeError, binascii.Error, AttributeError, KeyError, TypeError, ValueError):
         return None
+
+
+def _length(rows: dict[str, int], part: str, column: str) -> int:
+    """A stored column's length: a value per row of its part, else per flat odds or choice (FLAT)."""
+    if column in ("cards", "p"):
+        return rows["cards"]
+    if column in ("seats", "features"):
+        return rows["seats"] * (len(FEATURES) if column == "features" else 1)
+    return rows[part]
 
 
 def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) -> MatchFairPlay | None:
@@ -473,7 +536,9 @@ def notes_from_json(match_id: str, players: Sequence[str], text: bytes | str) ->
 
 
 def _notes(match_id: str, players: Sequence[str], data: dict[str, Any]) -> MatchFairPlay:
-    chances, aims, holdings, strikes = (data[part] for part in COLUMNS)
+    chances, aims, holdings, strikes = (
+        {name: _listed(column) for name, column in data[part].items()} for part in COLUMNS
+    )
     odds = _split(
         list(zip(map(_CARDS.__getitem__, chances["cards"]), map(float, chances["p"]), strict=True)), chances["odds"]
     )
@@ -484,7 +549,7 @@ def _notes(match_id: str, players: Sequence[str], data: dict[str, Any]) -> Match
         match_id,
         tuple(players),
         tuple(
-            Chance(seat, line, target, Bet(_KIND[kind], _wins(wins), tuple(pairs)), success)
+            Chance(seat, line, target, Bet(KINDS[kind], _wins(wins), tuple(pairs)), success)
             for seat, line, target, kind, wins, pairs, success in zip(
                 chances["seat"],
                 chances["line"],
@@ -511,6 +576,10 @@ def _notes(match_id: str, players: Sequence[str], data: dict[str, Any]) -> Match
     )
 
 
+def _listed(column: Sequence[Any] | np.ndarray) -> list[Any]:
+    return column.tolist() if isinstance(column, np.ndarray) else list(column)
+
+
 def _split(values: Sequence[Any], sizes: Iterable[int]) -> list[Sequence[Any]]:
     parts, start = [], 0
     for size in sizes:
@@ -529,4 +598,3 @@ def _wins(mask: int) -> frozenset[Card]:
 
 _CARDS = tuple(Card)
 """A card by its number (Card(n) was most of the time of reading notes back)."""
-_KIND = {kind.value: kind for kind in Kind}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from arena.analysis.fairplay.notes import BINS, COLUMNS, FEATURES, FLAT, MatchFairPlay, notes_columns
 from arena.analysis.fairplay.sight import Card
-from arena.analysis.fairplay.verdict import Decisions, Step, Verdict
+from arena.analysis.fairplay.verdict import Decisions, Verdict
 
 ALPHA = 0.001
 """The chance that a tournament of honest bots gets a flag of either kind (each detector's family-wise rate)."""
@@ -138,8 +138,8 @@ class FairPlay:
 
 @dataclass
 class _Table:
-    """Every match's notes end to end, a list per column (as COLUMNS and FLAT name them, and `match`: the row's
-    match, by its place in `match_ids`), and the bot of every seat of every match."""
+    """Every match's notes end to end, per column (as COLUMNS and FLAT name them, and `match`: the row's match, by its
+    place in `match_ids`) each match's values in turn, and the bot of every seat of every match."""
 
     match_ids: list[str]
     bots: dict[str, int]
@@ -147,6 +147,7 @@ class _Table:
     seat_bots: list[list[int]]
     noted: set[str]
     parts: dict[str, dict[str, list[Any]]]
+    _arrays: dict[tuple[str, str, type], np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def of(cls, matches: Iterable[tuple[str, Sequence[str], dict[str, Any]]]) -> _Table:
@@ -165,16 +166,21 @@ class _Table:
             table.noted.update(name for seat, name in enumerate(players) if seat not in unnoted)
             for part, columns in table.parts.items():
                 block = data[part]
-                if not block["seat"]:
+                rows = len(block["seat"])
+                if not rows:
                     continue  # nothing noted (the match's seats are all the arena's own bots, or it had no aim)
-                for name, column in columns.items():
-                    if name != "match":
-                        column.extend(block[name])
-                columns["match"].extend([number] * len(block["seat"]))
+                for name, chunks in columns.items():
+                    chunks.append(block[name] if name != "match" else np.full(rows, number, dtype=np.intp))
         return table
 
     def array(self, part: str, column: str, dtype: type = np.intp) -> np.ndarray:
-        return np.array(self.parts[part][column], dtype=dtype)
+        """A column as an array, made once (the tests read most columns several times)."""
+        made = self._arrays.get((part, column, dtype))
+        if made is None:
+            chunks = self.parts[part][column]
+            whole = np.concatenate(chunks) if chunks else np.zeros(0)
+            made = self._arrays[part, column, dtype] = whole.astype(dtype, copy=False)
+        return made
 
     def bot_of(self, part: str, column: str = "seat") -> np.ndarray:
         """The bot of each row's seat (or of another column naming a seat)."""
@@ -310,7 +316,7 @@ def tally_columns(
     table = _Table.of(matches)
     alpha, calibrate = criteria.alpha, criteria.calibrate
     names = list(table.bots)
-    where = Decisions(table.match_ids, table.array("chances", "match"), table.parts["chances"]["line"])
+    where = Decisions(table.match_ids, table.array("chances", "match"), table.array("chances", "line"))
     chances = calibrated(table, habits(table) if calibrate else None)
     successes = table.array("chances", "success", bool)
     betting = _in_order(table.bot_of("chances"))
@@ -324,7 +330,7 @@ def tally_columns(
     sure = _sure_steps(table)
     family = alpha / max(1, len(aims) + len(sure))
     spared = {pair: Verdict.of_arrays(*test, family, False, criteria.shortfall) for pair, test in aims.items()}
-    held = {pair: Verdict.of(steps, family, False, criteria.shortfall) for pair, steps in sure.items()}
+    held = {pair: Verdict.of_arrays(*test, family, False, criteria.shortfall) for pair, test in sure.items()}
     results = []
     for bot in bots if bots is not None else names:
         partners = [partner for spender, partner in (*spared, *held) if spender == bot]
@@ -389,30 +395,29 @@ def _aims(table: _Table, calibrate: bool) -> dict[tuple[str, str], tuple[np.ndar
     return found
 
 
-def _sure_steps(table: _Table) -> dict[tuple[str, str], list[Step]]:
-    """Each sure play a bot held against a partner, with the chance it makes such a play against the others (its
-    own rate against every other bot, pulled towards a half while little is known), and whether it made it."""
-    names, columns = list(table.bots), table.parts["strikes"]
-    strikes: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
-    for number, seat, target, line, used in zip(
-        columns["match"], columns["seat"], columns["target"], columns["line"], columns["used"], strict=True
-    ):
-        seats = table.seat_bots[number]
-        strikes.setdefault((names[seats[seat]], names[seats[target]]), []).append((table.match_ids[number], line, used))
-    totals: dict[str, list[int]] = {}
-    for (bot, _), found in strikes.items():
-        counts = totals.setdefault(bot, [0, 0])
-        counts[0] += sum(used for _, _, used in found)
-        counts[1] += len(found)
-    steps: dict[tuple[str, str], list[Step]] = {}
-    for (bot, partner), found in strikes.items():
-        used = sum(used for _, _, used in found)
-        made, held = totals[bot][0] - used, totals[bot][1] - len(found)
+def _sure_steps(table: _Table) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, Decisions]]:
+    """Per (bot, partner): each sure play the bot held against the partner, with the chance it makes such a play
+    against the others (its own rate against every other bot, pulled towards a half while little is known), and
+    whether it made it."""
+    names = list(table.bots)
+    bots = max(1, len(names))
+    used = table.array("strikes", "used", bool)
+    spender = table.bot_of("strikes")
+    pair = spender * bots + table.bot_of("strikes", "target")
+    made_by = np.bincount(spender, weights=used, minlength=bots)
+    held_by = np.bincount(spender, minlength=bots)
+    where = Decisions(table.match_ids, table.array("strikes", "match"), table.array("strikes", "line"))
+    found: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, Decisions]] = {}
+    pairs, first = np.unique(pair, return_index=True)
+    for key in pairs[np.argsort(first)]:
+        steps = np.flatnonzero(pair == key)
+        bot = int(key) // bots
+        made, held = made_by[bot] - used[steps].sum(), held_by[bot] - len(steps)
         if not held:
             continue  # never held one against anyone else: nothing to compare with
-        rate = (made + 1) / (held + 2)
-        steps[bot, partner] = [Step(match_id, line, rate, used) for match_id, line, used in found]
-    return steps
+        rate = np.full(len(steps), (made + 1) / (held + 2))
+        found[names[bot], names[int(key) % bots]] = (rate, used[steps], _at(where, steps))
+    return found
 
 
 def _flagged(test: Verdict | None) -> bool:
