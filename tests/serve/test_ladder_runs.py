@@ -4,6 +4,9 @@ version that fails its check never plays; a crashing bot is its own fault alone.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -154,11 +157,19 @@ def test_the_ladder_ending_a_batch_never_touches_a_check_under_way(tmp_path: Pat
 
 
 def test_the_ladder_plays_on_a_dask_cluster_as_arena_run_does(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
-    ) as cluster:
-        address = cluster.scheduler_address
+    """A cluster as a course starts one: `dask scheduler` and `dask worker`, processes of their own."""
+    pytest.importorskip("distributed")
+    dask = Path(sys.executable).with_name("dask")
+    found = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", found], **quiet
+    )
+    worker = subprocess.Popen(
+        [dask, "worker", "--scheduler-file", found, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"], **quiet
+    )
+    try:
+        address = scheduler_address(found, scheduler)
         server = start_server(tmp_path, extra="", executor=f'{{type: dask, address: "{address}"}}')
         running = next(server)
         try:
@@ -168,10 +179,25 @@ def test_the_ladder_plays_on_a_dask_cluster_as_arena_run_does(tmp_path: Path) ->
             wait_for_matches(running, version_name("ada", digest), 4)
         finally:
             server.close()
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
     played = recorded(tmp_path)
     assert len(played) >= 4
     logs = list((tmp_path / "data" / MATCHES / "logs").rglob("*.log"))
     assert logs  # the cluster's workers send each match's stderr back with its result
+
+
+def scheduler_address(found: Path, scheduler: subprocess.Popen[bytes]) -> str:
+    """The address the scheduler wrote, once it has written it whole."""
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline and scheduler.poll() is None
+        try:
+            return str(json.loads(found.read_text())["address"])
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.1)
 
 
 def test_a_ladder_paused_by_the_organiser_stays_paused_after_a_restart(tmp_path: Path) -> None:
