@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -419,11 +420,6 @@ _STORED: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 )
 """How the store keeps a match's notes: every column of a type end to end in one array, in this order (so that
 reading them back takes three arrays, not one per column)."""
-_GROUPS = tuple(
-    (start := sum(len(columns) for _, columns in _INTEGERS[:group]), start + len(_INTEGERS[group][1]))
-    for group in range(len(_INTEGERS))
-)
-"""Where each group of _INTEGERS lies among the integer columns (from, to)."""
 
 
 def notes_columns(notes: MatchFairPlay) -> dict[str, Any]:
@@ -499,7 +495,8 @@ def read_columns(text: bytes | str, seats: int) -> dict[str, Any] | None:
             if len(array) != sum(lengths):
                 return None
             if dtype == "<i4":  # a negative value, seen unsigned, is past every bound
-                groups = [sum(lengths[start:end]) for start, end in _GROUPS]
+                sizes = iter(lengths)
+                groups = [sum(itertools.islice(sizes, len(columns))) for _, columns in _INTEGERS]
                 bounds = np.repeat([seats if bound is None else bound for bound, _ in _INTEGERS], groups)
                 if np.any(array.view(np.uint32) >= bounds):
                     return None
