@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.25
 COST_SHARE = 20
+MAX_INTERVAL_S = 2.0
+"""However much a look costs (a folder of many files), the next is no later than this."""
 KEEP_WRITING_RATE = 2000
 """Failing write calls a second, while the bot's space is full, that make it a bot that keeps writing."""
 FULL_MARGIN_BYTES = 64 * 1024
@@ -113,15 +115,15 @@ class DiskWatch(Watcher[Watched]):
 
     def look_all(self, watched: list[Watched]) -> float:
         for bot in watched:
-            started = time.monotonic()
-            if started < bot.due:
+            if time.monotonic() < bot.due:
                 continue
+            started = time.thread_time()
             try:
                 look(bot)
             except Exception:  # one failed look must not end the watch of every bot
                 log.exception("sandbox: the disk watch failed to look at a bot")
-            done = time.monotonic()
-            bot.due = done + max(WATCH_INTERVAL_S, COST_SHARE * (done - started))
+            cost = time.thread_time() - started  # the CPU, not the time: see memwatch.COST_SHARE
+            bot.due = time.monotonic() + min(MAX_INTERVAL_S, max(WATCH_INTERVAL_S, COST_SHARE * cost))
         return max(0.01, min(bot.due for bot in watched) - time.monotonic())
 
 

@@ -24,7 +24,11 @@ log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.1
 COST_SHARE = 20
-"""The thread waits at least this many times as long as a look took: it never takes more than ~5% of a core."""
+"""The thread waits at least this many times the CPU a look took: it never takes more than ~5% of a core. The CPU, not
+the time: on a machine busy with other work a look waits its turn for a core, and waiting twenty times that would
+leave a bot over its limit for seconds."""
+MAX_INTERVAL_S = 1.0
+"""However much a look costs (a process table of thousands), the next is no later than this."""
 
 Member = tuple[int, int]  # (pid, start time): tells a process from a later one with the same pid
 
@@ -63,12 +67,12 @@ class MemoryWatch(Watcher[Watched]):
         self._orphans: dict[Member, int] = {}  # an orphan, by pid and start time -> the root of its bot (0: none)
 
     def look_all(self, watched: list[Watched]) -> float:
-        started = time.monotonic()
+        started = time.thread_time()
         try:
             self.look(watched)
         except Exception:  # a look that fails must not end the watch: memory limits would silently stop
             log.exception("sandbox: the memory watch failed to look at its bots")
-        return max(WATCH_INTERVAL_S, COST_SHARE * (time.monotonic() - started))
+        return min(MAX_INTERVAL_S, max(WATCH_INTERVAL_S, COST_SHARE * (time.thread_time() - started)))
 
     def look(self, watched: list[Watched]) -> None:
         """One pass: measure every watched bot, stop those over their limit."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,27 @@ def test_each_file_counts_at_least_one_page() -> None:
     assert Usage(bytes=0, files=10).counted() == 10 * disk.FILE_BYTES
     assert Usage(bytes=MIB, files=1).counted() == MIB
     assert DiskSpace.tmpfs(Path("/tmp/w"), Path("/tmp"), 1).max_files == 256
+
+
+def test_a_machine_busy_with_other_work_does_not_slow_the_disk_watch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each look waits half a second for a core, as on a loaded machine: a workdir filled past its limit just after a
+    look is still stopped within seconds (the watch backed off by the time a look took: ten seconds)."""
+    measured = diskwatch.look
+
+    def waiting_for_a_core(bot: diskwatch.Watched) -> None:
+        time.sleep(0.5)
+        measured(bot)
+
+    monkeypatch.setattr(diskwatch, "look", waiting_for_a_core)
+    watched, stops = _measured(tmp_path, disk_mb=2)
+    watching = diskwatch.DiskWatch()
+    watching.add(1, watched)
+    try:
+        time.sleep(0.7)  # the first look is done
+        _dd(tmp_path / "fill", 3)
+        poll_until(lambda: bool(stops), 4.0)
+    finally:
+        watching.remove(1)
+    assert stops and "wrote more than its 2 MB" in stops[0]

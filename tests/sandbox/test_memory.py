@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel, cgroups
+from arena.sandbox import Limits, MemoryMechanism, SandboxError, SandboxLevel, cgroups, procfs
 from arena.sandbox.limits import data_limit
 from tests.sandbox.conftest import ALL_LEVELS, DEADLINE_S, LIMITED_LEVELS, Bots, poll_until
 
@@ -202,3 +203,30 @@ def test_asking_for_cgroups_where_there_are_none_is_an_error(bots: Bots, monkeyp
     monkeypatch.setattr(cgroups, "hierarchy", lambda: "no cgroup v1 memory controller mounted")
     with pytest.raises(SandboxError, match="memory_mechanism is cgroup, but no cgroup v1 memory controller mounted"):
         bots.start(SandboxLevel.BASIC, "pass\n", limits=Limits(memory_mechanism=CGROUP))
+
+
+HOLD_300_MB = """
+import time
+hoard = bytearray(300 << 20)  # within RLIMIT_DATA (memory_mb and a share of the machine): for the watch to stop
+print("held", flush=True)
+time.sleep(4)
+"""
+
+
+@LIMITED_LEVELS
+def test_a_machine_busy_with_other_work_does_not_slow_the_memory_watch(
+    bots: Bots, level: SandboxLevel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each look waits a third of a second for a core, as on a loaded machine: the watch still looks often enough to
+    stop a bot that holds five times its limit for four seconds (it backed off by the time a look took, and waited
+    six seconds between looks)."""
+    table = procfs.table
+
+    def waiting_for_a_core() -> dict[int, procfs.ProcStat]:
+        time.sleep(0.3)
+        return table()
+
+    monkeypatch.setattr(procfs, "table", waiting_for_a_core)
+    bot = bots.start(level, HOLD_300_MB, limits=limits(RLIMIT, 64))
+    assert bot.wait(DEADLINE_S) == -signal.SIGKILL, bot.stderr_tail()
+    assert bot.exit_fault() == ("limit", "memory: used more than 64 MB")
