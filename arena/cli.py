@@ -366,8 +366,11 @@ def _serve_final(args: argparse.Namespace) -> int:
         print(f"arena: no replay viewer data for {problem}", file=sys.stderr)
     print(f"results: {run.output}")
     print(f"report: {summary.report}")
-    print(f"gradebook: {summary.gradebook}")
+    if summary.gradebook is not None:
+        print(f"gradebook: {summary.gradebook}")
     failures = failure_line(run)
+    if failures is not None and summary.gradebook is None:
+        failures += f"; no gradebook until every match is played: run `arena serve-admin final {args.file}` again"
     if failures is not None:
         print(failures, file=sys.stderr)
         return 1

@@ -200,7 +200,10 @@ def run_tournament(
         if config.format is Format.GAUNTLET:
             from arena.report.gradebook import write_gauntlet_csv  # the judge's code: for a gauntlet alone
 
-            write_gauntlet_csv(store, config.output / "gauntlet.csv")
+            if failed:  # grades of a gauntlet that lacks matches: none until a run plays them
+                (config.output / "gauntlet.csv").unlink(missing_ok=True)
+            else:
+                write_gauntlet_csv(store, config.output / "gauntlet.csv")
         if pool is not None:
             pool.close()
             pool = None

@@ -44,9 +44,15 @@ def settle_heap() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 20)
 
 
+KEPT_BOTS = 24
+"""Bot processes a worker keeps between matches, the most recently seated: a swiss of 150 programs would otherwise
+keep 150 per worker, their memory and their descriptors (past 1023, where select() ends)."""
+
+
 class MatchWorker:
     """Built-in bots with an in-process player play in-process (trusted, fastest); every other bot is a
-    sandboxed subprocess, started on first use and kept until `close`."""
+    sandboxed subprocess, started on first use and kept until `close`, or until KEPT_BOTS others have been seated
+    since."""
 
     def __init__(self, config: TournamentConfig, cpu: int | None = None, output: Path | None = None) -> None:
         self.config = config
@@ -79,6 +85,7 @@ class MatchWorker:
     def play(self, job: MatchJob) -> MatchDone:
         started = time.monotonic()
         match = Match(self.ruleset, list(job.seats), job.seed)
+        self._make_room(job.seats)
         players = [self._player(name) for name in job.seats]
         noted = [seat for seat, name in enumerate(job.seats) if not self._arenas_own(name, seat, players)]
         watch = Watch(match, noted=noted)
@@ -150,12 +157,21 @@ class MatchWorker:
             spec = self.registry.lookup(entry.builtin).spec
             if spec.player is not None:
                 return spec.player(self.config.timing.move_ms, **dict(entry.options))
-        host = self.hosts.get(name)
+        host = self.hosts.pop(name, None)  # kept last: the most recently seated
         if host is None:
-            host = self.hosts[name] = BotHost(
+            host = BotHost(
                 self._command(entry), self.config.timing, self.config.sandbox, self.config.limits, cpu=self.cpu
             )
+        self.hosts[name] = host
         return RemotePlayer(host)
+
+    def _make_room(self, seats: Sequence[str]) -> None:
+        """Shut down the bots seated longest ago, but this match's, so that its bots leave at most KEPT_BOTS."""
+        coming = sum(1 for name in set(seats) if name not in self.hosts)
+        for name in [name for name in self.hosts if name not in seats]:
+            if len(self.hosts) + coming <= KEPT_BOTS:
+                break
+            self.hosts.pop(name).shutdown()
 
     def _arenas_own(self, name: str, seat: int, players: Sequence[Player]) -> bool:
         """A built-in of this project played in-process: the arena's own code, whose fair play is not noted (a

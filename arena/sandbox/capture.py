@@ -15,6 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from arena.sandbox.readiness import readable
+
 log = logging.getLogger(__name__)
 
 TAIL_BYTES = 16 * 1024
@@ -132,7 +134,7 @@ class StderrCapture:
         deadline = time.monotonic() + settle_s
         while time.monotonic() < deadline:
             with self._lock:
-                if self._eof.is_set() or not select.select([self._fd], [], [], 0)[0]:
+                if self._eof.is_set() or not readable(self._fd, 0):
                     break
             time.sleep(0.001)
         with self._lock:

@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import resource
-import select
 import shutil
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from arena.sandbox import cpuclock, disk, diskwatch, faults, guardian, memwatch,
 from arena.sandbox.capture import StderrCapture
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.errors import SandboxError
+from arena.sandbox.readiness import readable
 from arena.sandbox.spawner import spawner
 from arena.sandbox.spec import LaunchSpec, Limits, MemoryMechanism, SandboxLevel
 
@@ -209,9 +209,11 @@ class BotProcess:
             if remaining <= 0:
                 return None
             try:
-                select.select([self], [], [], remaining)
+                fd = self.fileno()
             except (OSError, ValueError):  # killed, and the pidfd closed, by another thread meanwhile
                 time.sleep(min(remaining, reaper.POLL_S))
+                continue
+            readable(fd, remaining)  # then the returncode is looked at again
 
     def _sandbox_init(self) -> int | None:
         """Strict only: the host pid of the sandbox's init, which bwrap writes to its info fd at start."""
@@ -455,7 +457,7 @@ class BotProcess:
         while self._returncode is None and time.monotonic() < deadline:
             self._collect()
             if self._returncode is None:
-                select.select([self._pidfd], [], [], 0.05)
+                readable(self._pidfd, 0.05)
         if self._returncode is None:
             log.error("sandbox: bot pid %d did not die within %.0f s of SIGKILL", self.pid, KILL_TIMEOUT_S)
         self._reap_sandbox_init(KILL_TIMEOUT_S if self._returncode is not None else 0.0)

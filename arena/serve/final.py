@@ -72,7 +72,8 @@ class FinalSummary:
     """final.yaml."""
     run: RunSummary
     """run_tournament's: the output folder, the matches played now and kept."""
-    gradebook: Path
+    gradebook: Path | None
+    """None while matches of the final failed in the arena: it is written once every match is played."""
     report: Path
     """The report's index page."""
     report_problems: tuple[str, ...] = ()
@@ -297,13 +298,17 @@ def play_final(
             " and plays the final of the versions active now"
         )
     run = run_tournament(config, restart=restart, progress=progress, live=live)
-    gradebook = run.output / GRADEBOOK
-    store = ResultStore.open_existing(run.output)
-    roster, _ = open_ladder(ladder)
-    try:
-        write_gradebook(store, gradebook, final.entrants, roster.entrants())
-    finally:
-        store.close()
+    path = run.output / GRADEBOOK
+    gradebook = None if run.failed else path
+    if gradebook is None:  # grades of a final that lacks matches: none until a run plays them
+        path.unlink(missing_ok=True)
+    else:
+        store = ResultStore.open_existing(run.output)
+        roster, _ = open_ladder(ladder)
+        try:
+            write_gradebook(store, gradebook, final.entrants, roster.entrants())
+        finally:
+            store.close()
     from arena.report import write_report
 
     report = write_report(run.output)

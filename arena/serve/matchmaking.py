@@ -19,6 +19,8 @@ class Contender:
     mu: float
     sigma: float
     matches: int
+    references: int = 0
+    """Its matches against a reference bot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +29,8 @@ class Rules:
     new_version_matches: int
     """Matches a new version plays before any settled version is chosen first."""
     reference_every: int
-    """Every this many matches of a version, its table is the reference bots'."""
+    """One in this many matches of a version is against the reference bots: when it is chosen with fewer than its
+    share, its table is theirs (its matches as another's opponent count too, so no fixed turn would do)."""
     sigma_target: float
     """Under this, a version's rating is sure enough: it is chosen first only when everyone's is."""
     nearest: int = 4
@@ -43,22 +46,32 @@ def next_table(contenders: Sequence[Contender], rules: Rules, rng: random.Random
     others = [c for c in contenders if c.name != focus.name]
     references = [c for c in others if c.entrant is None]
     wanted = rules.players - 1
-    if rules.reference_every > 0 and focus.matches % rules.reference_every == rules.reference_every - 1:
+    if _owed(focus, rules) > 0:
         pool = references if len(references) >= wanted else others  # the references' turn
     else:
         pool = [c for c in others if c.entrant is not None] or others
         if len(pool) < wanted:
             pool = others
-    nearest = sorted(pool, key=lambda c: (abs(c.mu - focus.mu), c.name))[: max(wanted, rules.nearest)]
+    rng.shuffle(pool)  # equals in rating (every new version) taken in no fixed order: the sort below keeps it
+    nearest = sorted(pool, key=lambda c: abs(c.mu - focus.mu))[: max(wanted, rules.nearest)]
     chosen = rng.sample(nearest, wanted)
     seats = [focus.name, *(c.name for c in chosen)]
     rng.shuffle(seats)
     return tuple(seats)
 
 
+def _owed(version: Contender, rules: Rules) -> int:
+    """Matches against the reference bots the version is short of its share."""
+    return (version.matches + 1) // rules.reference_every - version.references if rules.reference_every > 0 else 0
+
+
 def _focus(versions: Sequence[Contender], rules: Rules, rng: random.Random) -> Contender:
-    """The version the next match is for: a new one with the fewest matches, else the least sure of its rating,
-    else (all sure) one with the fewest matches."""
+    """The version the next match is for: one owed more than one match against the references (it played as the
+    others' opponent), else a new one with the fewest matches, else the least sure of its rating, else (all sure)
+    one with the fewest matches."""
+    owed = [c for c in versions if _owed(c, rules) > 1]
+    if owed:
+        return max(owed, key=lambda c: (_owed(c, rules), c.name))
     new = [c for c in versions if c.matches < rules.new_version_matches]
     if new:
         fewest = min(c.matches for c in new)

@@ -68,6 +68,8 @@ class Ladder:
         self._model = default_model()
         self._ratings: dict[str, Any] = {}
         self._matches: dict[str, int] = {}
+        self._references_met: dict[str, int] = {}
+        """Per bot, its matches against a reference bot."""
         self._history: dict[str, list[tuple[str, float, int]]] = {}
         """Per bot, after each of its matches: (match id, its rating then, its place in the match from 1)."""
         self._next = 0
@@ -152,10 +154,13 @@ class Ladder:
         with self._lock:
             teams = [[self._ratings.get(name) or self._model.rating(name=name)] for name in seats]
             rated = self._model.rate(teams, ranks=[float(r) for r in ranks])
+            references = {bot.name for bot in self._ladder.tournament.bots}
             for name, (rating,), rank in zip(seats, rated, ranks, strict=True):
                 self._ratings[name] = rating
                 self._matches[name] = self._matches.get(name, 0) + 1
-                self._history.setdefault(name, []).append((match_id, float(rating.ordinal()), rank))
+                if any(other in references for other in seats if other != name):
+                    self._references_met[name] = self._references_met.get(name, 0) + 1
+                self._history.setdefault(name, []).append((match_id, float(rating.ordinal()), rank + 1))
 
     def _run(self) -> None:
         while not self._stopping.is_set():
@@ -192,7 +197,8 @@ class Ladder:
         found = []
         for name, owner in owners.items():
             rating = self._ratings.get(name) or model.rating(name=name)
-            found.append(Contender(name, owner, float(rating.mu), float(rating.sigma), ratings.get(name, (0, 0, 0))[2]))
+            matches, references = ratings.get(name, (0, 0, 0))[2], self._references_met.get(name, 0)
+            found.append(Contender(name, owner, float(rating.mu), float(rating.sigma), matches, references))
         return found, entries
 
     def play_batch(self) -> int:

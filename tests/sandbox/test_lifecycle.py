@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import subprocess
 import sys
@@ -172,3 +173,27 @@ def test_a_relative_command_is_found_in_the_bot_dir(bots: Bots, bot_dir: Path) -
 def test_a_missing_bot_dir_is_a_sandbox_error(tmp_path: Path) -> None:
     with pytest.raises(SandboxError, match="does not exist"):
         launch(LaunchSpec(command=("true",), bot_dir=tmp_path / "missing", level=SandboxLevel.NONE))
+
+
+@ALL_LEVELS
+def test_a_bot_whose_descriptors_are_past_1023_is_read_waited_for_and_killed(bots: Bots, level: SandboxLevel) -> None:
+    """An arena that keeps many bots (a swiss of 150 programs) opens descriptors past 1023, where select() ends."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 4096:
+        pytest.skip(f"this machine allows {hard} descriptors a process")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # the bot's own come after them
+    try:
+        bot = bots.start(level, "import sys, time\nprint('said', file=sys.stderr, flush=True)\ntime.sleep(0.3)\n")
+        assert bot.fileno() >= 1024
+        poll_until(lambda: b"said" in bot.stderr_log, what="its stderr read")
+        assert b"said" in bot.take_log_segment()
+        assert bot.wait(DEADLINE_S) == 0
+        slow = bots.start(level, "import time\ntime.sleep(60)\n")
+        assert slow.wait(0.2) is None
+        slow.kill()
+        assert slow.returncode() is not None
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

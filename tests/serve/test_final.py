@@ -5,7 +5,9 @@ run, refused with other versions unless restarted; its gradebook a row per bot w
 from __future__ import annotations
 
 import csv
+import functools
 import shutil
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +16,9 @@ import pytest
 from arena.cli import main
 from arena.config import BotEntry, Format, load_config
 from arena.errors import ArenaError, StoreError, UsageError
+from arena.matches import MatchFailed, MatchJob, MatchOutcome
+from arena.runner.tournament import run_tournament
+from arena.serve import final as final_module
 from arena.serve.checks import version_command
 from arena.serve.final import (
     FINAL_FILE,
@@ -29,6 +34,7 @@ from arena.serve.server import open_ladder
 from arena.serve.store import Entrant, LadderStore
 from arena.serve.uploads import Preset, store_upload
 from arena.store import ResultStore
+from tests.executors import InProcess
 from tests.serve.conftest import RANDOM_BOT, ROOT, ladder_file
 
 ROUND_ROBIN = "  final: {format: round-robin, repeats: 1, duplicate: true}\n"
@@ -259,6 +265,27 @@ def test_the_final_plays_every_match_once_resumes_and_needs_restart_for_other_ve
     restarted = play_final(ladder, final, restart=True, progress=False)
     assert restarted.run.played == restarted.run.matches == first.run.matches and restarted.run.kept == 0
     assert {row["bot"]: row["version"] for row in gradebook(output)}["bob"] == store.active()[entrants["bob"].id][:12]
+
+
+def test_no_gradebook_is_written_while_matches_of_the_final_failed_in_the_arena(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grades from a final that lacks matches would grade on part of it: the gradebook waits for every match."""
+    ladder, _, _, _ = ladder_with(tmp_path, PAST + ROUND_ROBIN)
+
+    class FirstFails(InProcess):
+        def run(self, jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+            for number, job in enumerate(jobs):
+                yield MatchFailed(job, "an arena bug", "") if number == 0 else self.worker.attempt(job)
+
+    monkeypatch.setattr(final_module, "run_tournament", functools.partial(run_tournament, executor=FirstFails))
+    first = run_final(ladder, progress=False)
+    output = first.run.output
+    assert first.run.failed and first.gradebook is None and not (output / GRADEBOOK).exists()
+    monkeypatch.undo()
+    again = run_final(ladder, progress=False)
+    assert again.run.played == 1 and not again.run.failed
+    assert again.gradebook == output / GRADEBOOK and len(gradebook(output)) == 4
 
 
 def test_the_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

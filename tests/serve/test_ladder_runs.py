@@ -177,6 +177,8 @@ def test_the_ladder_plays_on_a_dask_cluster_as_arena_run_does(tmp_path: Path) ->
             assert wait_for_check(running.store, running.id("ada"), digest).status is Status.PASSED
             running.server.games.resume()
             wait_for_matches(running, version_name("ada", digest), 4)
+            places = {place for _, _, place in running.server.games.history(version_name("ada", digest))}
+            assert places and places <= {1, 2}  # its place in each match, the winner's 1, as its page shows it
         finally:
             server.close()
     finally:

@@ -12,7 +12,8 @@ RULES = Rules(players=2, new_version_matches=10, reference_every=5, sigma_target
 
 
 def contender(name: str, entrant: int | None, mu: float = 25.0, sigma: float = 8.3, matches: int = 0) -> Contender:
-    return Contender(name, entrant, mu, sigma, matches)
+    """With its share of matches against the references met (one in reference_every)."""
+    return Contender(name, entrant, mu, sigma, matches, matches // RULES.reference_every)
 
 
 def test_no_entrant_no_match() -> None:
@@ -61,3 +62,24 @@ def test_opponents_are_the_nearest_rated() -> None:
         assert seats is not None
         opponents.update(name for name in seats if name != "focus.1")
     assert set(opponents) <= {f"near{n}.{n}" for n in range(4)}
+
+
+def test_in_a_rush_of_new_versions_each_still_meets_the_references_its_share_of_matches() -> None:
+    """Versions also play as the new ones' opponents, so their counts pass any fixed turn: the share is what counts
+    (a course's upload rush left 101 of 266 versions that never met a reference)."""
+    references = [contender("random", None), contender("heuristic", None)]
+    versions = {f"v{n}.{n}": contender(f"v{n}.{n}", n) for n in range(40)}
+    rng = random.Random(5)
+    for round_ in range(600):
+        if round_ % 10 == 0 and round_ < 400:  # new uploads keep coming
+            name = f"late{round_}.{round_}"
+            versions[name] = contender(name, 1000 + round_)
+        seats = next_table([*references, *versions.values()], RULES, rng)
+        assert seats is not None
+        met = any(seat in ("random", "heuristic") for seat in seats)
+        for seat in seats:
+            if seat in versions:
+                c = versions[seat]
+                versions[seat] = Contender(c.name, c.entrant, c.mu, c.sigma, c.matches + 1, c.references + met)
+    for c in versions.values():
+        assert c.references >= c.matches // RULES.reference_every - 1, c
