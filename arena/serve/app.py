@@ -200,7 +200,12 @@ class _TooLarge(Exception):
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    response = PlainTextResponse(f"The request is larger than {limit // 2**20} MB: refused.", status_code=413)
+    response = HTMLResponse(
+        "<!doctype html><html lang=en><meta charset=utf-8><title>Too large</title>"
+        f"<p>The upload is larger than {limit // 2**20} MB, and was refused unread. Upload the bot's own files"
+        " (its sources, or a zip of them) without what building it made.</p><p><a href=/me>Back to your page</a></p>",
+        status_code=413,
+    )
     await response({"type": "http"}, _nothing, send)
 
 
@@ -299,7 +304,9 @@ class _Handlers:
     async def me(self, request: Request) -> Response:
         return RedirectResponse(f"/entrants/{self.signed_in(request).name}", status_code=303)
 
-    async def entrant(self, request: Request, error: str | None = None, status: int = 200) -> Response:
+    async def entrant(
+        self, request: Request, error: str | None = None, status: int = 200, notice: str | None = None
+    ) -> Response:
         viewer = self.signed_in(request)
         entrant = self._entrant(request.path_params["name"])
         own = viewer.id == entrant.id
@@ -329,6 +336,7 @@ class _Handlers:
             played=played,
             findings=findings,
             error=error,
+            notice=notice,
             uploads_open=self.server.uploads_open(),
             deadline=None if ladder.deadline is None else ladder.deadline.isoformat(),
             presets=[preset.value for preset in Preset],
@@ -370,8 +378,10 @@ class _Handlers:
         version, new = self.store.add_version(
             viewer.id, stored.digest, upload.filename, stored.preset.value, stored.command, stored.protocol
         )
-        if new:
-            self.server.checker.submit(version)
+        if not new:
+            notice = f"Nothing new: this upload is your version {stored.digest[:12]} already (the same files, language,"
+            return await self.entrant(request, notice=f"{notice} command and protocol).")
+        self.server.checker.submit(version)
         return RedirectResponse(f"/entrants/{viewer.name}", status_code=303)
 
     async def files(self, request: Request) -> Response:

@@ -10,12 +10,14 @@ import multiprocessing.process
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import arena
 from arena.checkbot import CheckReport, check_bot, describe
 from arena.config import TournamentConfig
 from arena.engine import get_ruleset
@@ -57,6 +59,27 @@ def findings(report: CheckReport, seconds: float) -> dict[str, Any]:
         "cpu_ms": round(sum(diagnosis.cpu_ms), 1) if diagnosis is not None else None,
         "seconds": round(seconds, 1),
     }
+
+
+def _without_server_paths(found: Any, folder: Path) -> Any:
+    """What a check shows its entrant, without where the server keeps things: the version's folder, the ladder's
+    data, the arena and its Python, as they appear in tracebacks and messages."""
+    places = (
+        (f"{folder}/", ""),
+        (str(folder.parent), "versions"),
+        (str(Path(arena.__file__).resolve().parent), "arena"),
+        (sys.prefix, "python"),
+        (sys.base_prefix, "python"),
+    )
+    if isinstance(found, str):
+        for place, shown in places:
+            found = found.replace(place, shown)
+        return found
+    if isinstance(found, dict):
+        return {key: _without_server_paths(value, folder) for key, value in found.items()}
+    if isinstance(found, list):
+        return [_without_server_paths(value, folder) for value in found]
+    return found
 
 
 class Checker:
@@ -122,6 +145,7 @@ class Checker:
                 self._end_process()
                 raise RuntimeError("the check's process ended without an answer")
         passed, found = connection.recv()
+        found = _without_server_paths(found, self._versions / version.digest)
         self._store.checked(version.entrant, version.digest, passed, found)
         return found
 

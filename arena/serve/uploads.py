@@ -133,8 +133,8 @@ def store_upload(
     if not data:
         raise UploadRefused("the upload is empty")
     preset = _preset(preset)
+    written = _command(preset, command)  # the command first: with neither given, the command is missed first
     transport = _protocol(preset, protocol)
-    written = _command(preset, command)
     archive = _archive(data, filename)
     members = _members(archive, limits) if archive is not None else []
     name = _plain_name(filename) if archive is None else ""

@@ -122,8 +122,19 @@ def test_a_request_past_the_upload_limit_is_refused_before_it_is_read(running: R
     token = csrf(ada)
     big = b"#" * (running.ladder.uploads.max_bytes + 100 * 1024)
     answer = ada.post("/upload", data={"csrftoken": token, "preset": "python"}, files={"file": ("bot.py", big)})
-    assert answer.status_code == 413 and "larger than" in answer.text
+    assert answer.status_code == 413 and "larger than 5 MB" in answer.text and "href=/me" in answer.text
     assert running.store.versions(running.id("ada")) == []
+
+
+def test_the_same_upload_again_says_it_is_a_version_already(running: Running) -> None:
+    _, first = upload(running, "ada")
+    assert first.status_code == 303
+    (version,) = running.store.versions(running.id("ada"))
+    _, again = upload(running, "ada")
+    assert again.status_code == 200 and f"your version {version.digest[:12]} already" in again.text
+    assert len(running.store.versions(running.id("ada"))) == 1
+    _, neither = upload(running, "ada", preset="command")  # neither a command nor a protocol: the command is asked
+    assert neither.status_code == 400 and "the command preset needs a command" in neither.text
 
 
 def test_malformed_requests_get_a_clear_4xx_and_nothing_is_written(running: Running) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import arena
 from arena.sandbox import kill_all
 from arena.serve.scheduler import MATCHES, version_name
 from arena.serve.store import Status
@@ -218,3 +219,19 @@ def test_a_ladder_paused_by_the_organiser_stays_paused_after_a_restart(tmp_path:
     third = start_server(tmp_path, people=False, paused=None)
     assert not next(third).server.games.paused
     third.close()
+
+
+def test_a_check_shows_its_entrant_no_path_of_the_server(tmp_path: Path) -> None:
+    """A traceback names the files it passed through: the entrant sees their own file by its name, not where the
+    server keeps the ladder, the arena or its Python."""
+    server = start_server(tmp_path)
+    running = next(server)
+    try:
+        digest = upload(running, "ada", b"from arena.sdk import run\nraise RuntimeError('boom')\n")
+        version = wait_for_check(running.store, running.id("ada"), digest)
+        shown = json.dumps(version.report)
+        assert version.status is Status.FAILED and "boom" in shown and '\\"bot.py\\", line 2' in shown, shown
+        for place in (str(running.ladder.data), sys.prefix, str(Path(arena.__file__).resolve().parent)):
+            assert place not in shown, place
+    finally:
+        server.close()
