@@ -141,6 +141,8 @@ def run_tournament(
     last_setup, repeated = "", 0  # the sandbox's set-up failure of the matches that failed last, and how many
     processes = {entry.name for entry in config.bots if entry.command is not None or entry.subprocess}
     errors_log = config.output / ERRORS_LOG
+    if restart:
+        errors_log.unlink(missing_ok=True)  # the failures of the matches discarded: none of this run's
     waiting_round: int | None = None
     try:
         finished = store.finished_ids()

@@ -65,8 +65,8 @@ def write(
     return path
 
 
-def run(path: Path, pythonpath: list[Path] | None = None) -> tuple[int, str, str]:
-    done = arena_cli(["run", str(path), "--quiet", "--replay-pages", "0"], pythonpath or [], path.parent)
+def run(path: Path, pythonpath: list[Path] | None = None, *more: str) -> tuple[int, str, str]:
+    done = arena_cli(["run", str(path), "--quiet", "--replay-pages", "0", *more], pythonpath or [], path.parent)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -189,6 +189,9 @@ def test_an_error_of_the_arena_in_one_match_fails_that_match_alone_and_a_rerun_p
     assert "6 matches (2 played now, 4 kept from an earlier run)" in out
     assert "failed in the arena" not in err
     assert {str(row["match_id"]) for row in results(tmp_path / "out")} >= set(failed)
+    assert log.exists()  # a rerun keeps the log of the failures it mended
+    status, out, err = run(path, [plugin], "--restart")
+    assert status == 0 and not log.exists(), out + err  # the matches discarded, their failures with them
 
 
 def test_swiss_rounds_after_a_failed_match_wait_for_it(tmp_path: Path) -> None:
