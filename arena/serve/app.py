@@ -379,8 +379,10 @@ class _Handlers:
             viewer.id, stored.digest, upload.filename, stored.preset.value, stored.command, stored.protocol
         )
         if not new:
-            notice = f"Nothing new: this upload is your version {stored.digest[:12]} already (the same files, language,"
-            return await self.entrant(request, notice=f"{notice} command and protocol).")
+            same = "the same files, language, command and protocol"
+            return await self.entrant(
+                request, notice=f"Nothing new: this upload is your version {stored.digest[:12]} already ({same})."
+            )
         self.server.checker.submit(version)
         return RedirectResponse(f"/entrants/{viewer.name}", status_code=303)
 

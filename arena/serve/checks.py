@@ -64,13 +64,13 @@ def findings(report: CheckReport, seconds: float) -> dict[str, Any]:
 def _without_server_paths(found: Any, folder: Path) -> Any:
     """What a check shows its entrant, without where the server keeps things: the version's folder, the ladder's
     data, the arena and its Python, as they appear in tracebacks and messages."""
-    places = (
+    places = [
         (f"{folder}/", ""),
         (str(folder.parent), "versions"),
         (str(Path(arena.__file__).resolve().parent), "arena"),
-        (sys.prefix, "python"),
-        (sys.base_prefix, "python"),
-    )
+    ]
+    if sys.prefix != sys.base_prefix:  # a virtual environment's folder (a system Python's, /usr, is no secret)
+        places.append((sys.prefix, "python"))
     if isinstance(found, str):
         for place, shown in places:
             found = found.replace(place, shown)
