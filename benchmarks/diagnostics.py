@@ -7,8 +7,8 @@ Two 1,000-match tournaments, each run as `arena run` runs it, at --concurrency (
 - `builtins`: the same with the built-in `random` bot played in-process, the fastest a tournament runs.
 
 For each: the run's wall time; the judging in the workers, measured as CPU time per decision on the same kind of
-matches played in one process with and without the judge, in alternating short runs, times the run's decisions,
-over the workers that share it; and the gathering, the time `arena diagnose` and the final report's bot pages
+matches played in one process with and without the judge, in alternating short runs (its garbage collector tuned as
+in a match worker), times the run's decisions, over the workers that share it; and the gathering, the time `arena diagnose` and the final report's bot pages
 take to read it back (diagnose(store) and fair_play(store) over the store). The share is given of the matches' run
 alone, and of the whole `arena run`: the matches, then the report it writes (whose bot pages gather the same).
 
@@ -23,6 +23,7 @@ usage: python benchmarks/diagnostics.py [--matches N] [--concurrency C] [--only 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import statistics
@@ -39,6 +40,7 @@ from arena.plugins import load_registry
 from arena.report import write_report
 from arena.runner import play_match
 from arena.runner.tournament import run_tournament
+from arena.runner.worker import settle_heap
 from arena.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,11 +90,17 @@ def judging_per_decision(noted: bool, matches: int = 40, pairs: int = 25) -> flo
         return time.process_time() - started, decisions
 
     play(True)  # warm-up
-    differences = []
-    for _ in range(pairs):
-        bare, decisions = play(False)
-        judged, _ = play(True)
-        differences.append((judged - bare) / decisions)
+    thresholds = gc.get_threshold()
+    settle_heap()  # the garbage collector tuned as in a match worker, whose collections the judges' objects feed
+    try:
+        differences = []
+        for _ in range(pairs):
+            bare, decisions = play(False)
+            judged, _ = play(True)
+            differences.append((judged - bare) / decisions)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
     return statistics.median(differences)
 
 

@@ -25,6 +25,7 @@ from arena.engine import (
     Ruleset,
     View,
 )
+from arena.engine.memo import IdentityMemo
 
 ENUMERATED = 5000
 """The most joint hands of constrained opponents enumerated for one decision; beyond it only the target's own
@@ -77,6 +78,30 @@ class Bet:
         return sum(p for _, p in self.odds)
 
 
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """What a Sight reads of its ruleset at every round and every Baron, worked out once per ruleset (a Ruleset works
+    its cards out again each time it is asked: at each round's start, that was a tenth of following a seat)."""
+
+    deck: int
+    below: dict[Card, frozenset[Card]]
+    """Per card, the cards of lower value (those a Baron kept beside it beats)."""
+    at_most: dict[Card, frozenset[Card]]
+    """Per card, the cards of no higher value (those a Baron's winner cannot hold, the loser's card shown)."""
+
+    @classmethod
+    def of(cls, ruleset: Ruleset) -> _Rules:
+        values, cards = ruleset.values, ruleset.cards
+        return cls(
+            sum(ruleset.counts.values()),
+            {card: frozenset(c for c in cards if values[c] < values[card]) for card in cards},
+            {card: frozenset(c for c in cards if values[c] <= values[card]) for card in cards},
+        )
+
+
+_RULES: IdentityMemo[Ruleset, _Rules] = IdentityMemo(_Rules.of, size=64)
+
+
 class Sight:
     """What one seat knows of the hidden cards of its round, kept up to date from its own events and views.
 
@@ -103,6 +128,7 @@ class Sight:
         self._baron: tuple[int, int] | None = None
         """The two players of a Baron just played, for the winner of one between two others."""
         self._counts = dict(ruleset.counts)
+        self._rules = _RULES(ruleset)
 
     # -- feeding -------------------------------------------------------------------------------------------------
 
@@ -138,7 +164,7 @@ class Sight:
 
     def _round_start(self, event: RoundStartEvent) -> None:
         dealt = 1 + len(event.removed_face_up) + len(event.players_in)  # the set-aside card, face up, hands
-        self._reset(len(self.ruleset.deck) - dealt)
+        self._reset(self._rules.deck - dealt)
         self.own = event.hand[0] if event.hand else None
 
     def _played(self, event: PlayEvent) -> None:
@@ -214,8 +240,7 @@ class Sight:
         if event.cause is OutCause.BARON and self._baron is not None and event.seat in self._baron:
             first, second = self._baron
             winner = second if event.seat == first else first
-            values = self.ruleset.values
-            self._exclude(winner, frozenset(card for card in self.ruleset.cards if values[card] <= values[event.card]))
+            self._exclude(winner, self._rules.at_most[event.card])
 
     def _know(self, seat: int, card: Card) -> None:
         if seat != self.seat:
@@ -273,8 +298,7 @@ class Sight:
         elif action.card is PRINCE:
             wins = frozenset({PRINCESS})
         elif action.card is BARON and kept is not None:
-            values = self.ruleset.values
-            wins = frozenset(card for card in self.ruleset.cards if values[card] < values[kept])
+            wins = self._rules.below[kept]
         else:
             return None, {}
         odds = self.chances(view)
