@@ -3,8 +3,10 @@
 At each decision it samples complete hidden states consistent with everything it has observed (the
 card counting of `heuristic`: known hands, Guard misses, unseen cards), plays every candidate answer in
 each sampled state and finishes the round with a quick playout policy, and answers with the candidate
-that gained the most tokens on average. Every candidate is tried in the same sampled states, so their
-averages differ by the answer, not by the luck of the sample; `heuristic`'s score breaks ties.
+whose playouts leave it the best chance to win the match on average (bots/equity.py: a round's tokens are worth
+more near the target, and a round lost costs more to the leader than to the last). Every candidate is tried in the
+same sampled states, so their averages differ by the answer, not by the luck of the sample; `heuristic`'s score
+breaks ties.
 
 Its budget is a number of playouts a decision (PLAYOUTS unless configured), so it plays the same moves on any
 machine at any load, and a match's result depends on its seed alone. A budget in time (`share`, of each
@@ -24,7 +26,7 @@ from arena.sdk import run
 
 from .beliefs import Beliefs, Message
 from .heuristic import HeuristicBot
-from .simulator import GUARD, OUT, Playout, Rules, World
+from .simulator import GUARD, OUT, Playout, Rules, Standing, World
 
 INDEX = {card.label: int(card) for card in Card}
 GUESSES_PER_TARGET = 2
@@ -51,6 +53,8 @@ class SearchBot:
         self.heuristic = HeuristicBot()
         self.heuristic.beliefs.infer = True
         self.rules = Rules.of("2019")
+        self.target = 1
+        """The favour tokens that win the match (match_start's `target`)."""
         self.rng = random.Random(0)
 
     @property
@@ -60,6 +64,7 @@ class SearchBot:
     def match_start(self, message: Message) -> None:
         self.heuristic.match_start(message)
         self.rules = Rules.of(message["ruleset"])
+        self.target = int(message["target"])
         self.rng = random.Random(f"search/{self.seed}/{message['match_id']}/{message['seat']}")
 
     def act(self, message: Message) -> dict[str, Any]:
@@ -118,15 +123,17 @@ class SearchBot:
         return known is not None and kept is not None and values[INDEX[known]] > values[INDEX[kept]]
 
     def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float | None) -> list[float]:
-        """Mean tokens gained by each candidate; candidates clearly behind are dropped as samples come in, so
-        the budget goes to telling the good ones apart. It stops once the playouts reach the budget, or with a
-        `deadline` (time.perf_counter()) once that has passed and MIN_SAMPLES states are sampled."""
+        """Each candidate's mean chance to win the match after the round; candidates clearly behind are dropped as
+        samples come in, so the budget goes to telling the good ones apart. It stops once the playouts reach the
+        budget, or with a `deadline` (time.perf_counter()) once that has passed and MIN_SAMPLES states are sampled."""
         totals = [0.0] * len(candidates)
         squares = [0.0] * len(candidates)
         tries = [0] * len(candidates)
         active = list(range(len(candidates)))
-        playout = Playout(self.rules, self.beliefs.seat, self.rng)
+        tokens = tuple(player["tokens"] for player in message["players"])
+        playout = Playout(self.rules, self.beliefs.seat, self.rng, Standing(tokens, self.target))
         table = self._table(message)
+        moves = [self._move(message, candidate) for candidate in candidates]
         samples = played = 0
         while True:
             if deadline is None:
@@ -136,35 +143,42 @@ class SearchBot:
                 break
             world = self._sample(table)
             played += len(active)
+            last = active[-1]
             for i in active:
-                gained = self._try(playout, world.copy(), message, candidates[i])
-                totals[i] += gained
-                squares[i] += gained * gained
+                worth = self._try(playout, world if i == last else world.copy(), moves[i])  # the last one may spoil it
+                totals[i] += worth
+                squares[i] += worth * worth
                 tries[i] += 1
             samples += 1
             if samples % PRUNE_EVERY == 0 and len(active) > 2:
                 active = _leaders(active, totals, squares, tries)
         return [totals[i] / tries[i] if i in active else -1.0 for i in range(len(candidates))]
 
-    def _try(self, playout: Playout, world: World, message: Message, action: dict[str, Any]) -> float:
+    def _move(self, message: Message, action: dict[str, Any]) -> _Move:
+        """A candidate answer in the simulator's terms, worked out once for all its playouts."""
         seat = self.beliefs.seat
         if "keep" in action:
-            return playout.after_chancellor(world, seat, INDEX[action["keep"]], [INDEX[c] for c in action["bottom"]])
+            return _Move(INDEX[action["keep"]], bottom=tuple(INDEX[c] for c in action["bottom"]))
         hand = list(message["hand"])
         hand.remove(action["card"])
         kept = hand[0]
-        if kept == self.beliefs.my_card:  # those who knew my card still do
-            for viewer in self.beliefs.watchers.get(seat, ()):
-                world.knows[viewer, seat] = INDEX[kept]
+        watchers = tuple(self.beliefs.watchers.get(seat, ())) if kept == self.beliefs.my_card else ()
         guess = action.get("guess")
-        return playout.finish(
-            world,
-            seat,
-            INDEX[action["card"]],
+        return _Move(
             INDEX[kept],
-            action.get("target"),
-            None if guess is None else INDEX[guess],
+            card=INDEX[action["card"]],
+            target=action.get("target"),
+            guess=None if guess is None else INDEX[guess],
+            watchers=watchers,
         )
+
+    def _try(self, playout: Playout, world: World, move: _Move) -> float:
+        seat = self.beliefs.seat
+        if move.bottom is not None:
+            return playout.after_chancellor(world, seat, move.kept, move.bottom)
+        for viewer in move.watchers:  # those who knew my card still do
+            world.knows[viewer, seat] = move.kept
+        return playout.finish(world, seat, move.card, move.kept, move.target, move.guess)
 
     def _table(self, message: Message) -> _Table:
         """What every sampled state shares: the cards to hand out, and everything public."""
@@ -274,6 +288,19 @@ def _leaders(active: list[int], totals: list[float], squares: list[float], tries
     if len(keep) < 2:
         keep = sorted(active, key=means.__getitem__, reverse=True)[:2]
     return sorted(keep)
+
+
+@dataclass(frozen=True, slots=True)
+class _Move:
+    kept: int
+    """The card I keep (after a Chancellor: the one I keep of the three)."""
+    card: int = OUT
+    target: int | None = None
+    guess: int | None = None
+    watchers: tuple[int, ...] = ()
+    """Those who knew my card and still do, since I keep it."""
+    bottom: tuple[int, ...] | None = None
+    """After a Chancellor, the cards put back, in order; None for a card played."""
 
 
 @dataclass(frozen=True, slots=True)
