@@ -8,9 +8,10 @@ Two 1,000-match tournaments, each run as `arena run` runs it, at --concurrency (
 
 For each: the run's wall time; the judging in the workers, measured as CPU time per decision on the same kind of
 matches played in one process with and without the judge, in alternating short runs (its garbage collector tuned as
-in a match worker), times the run's decisions, over the workers that share it; and the gathering, the time `arena diagnose` and the final report's bot pages
-take to read it back (diagnose(store) and fair_play(store) over the store). The share is given of the matches' run
-alone, and of the whole `arena run`: the matches, then the report it writes (whose bot pages gather the same).
+in a match worker), times the run's decisions, over the workers that share it; and the gathering, the time `arena
+diagnose` and the final report's bot pages take to read it back (diagnose(store) and fair_play(store) over the
+store). The share is given of the matches' run alone, and of the whole `arena run`: the matches, then the report it
+writes (whose bot pages gather the same).
 
 The judges run compiled where the project was installed as a wheel (`pip install .`, setup.py), as users install
 it; an editable install runs them as plain Python. Run it with a wheel's Python, from the checkout:

@@ -228,7 +228,7 @@ class Playout:
         """Who `seat` may target this turn (in seat order), split by whether it knows their card."""
         hands, protected, knows = world.hands, world.protected, world.knows
         if len(self.others) != len(hands):
-            self.others = tuple(tuple(s for s in range(len(hands)) if s != seat) for seat in range(len(hands)))
+            self.others = tuple(tuple(s for s in range(len(hands)) if s != one) for one in range(len(hands)))
         targets = [s for s in self.others[seat] if hands[s] != OUT and not protected[s]]
         if not knows:
             return targets, ()
