@@ -71,6 +71,8 @@ class HeuristicBot:
             mine = values[kept]
             win = sum(p for c, p in odds.items() if values[c] < mine)
             lose = sum(p for c, p in odds.items() if values[c] > mine)
+            if lose > 1 - 1e-9:
+                return -10.0  # a sure loss, like the Princess: never while another answer is none
             return base + leader_bonus + ELIMINATION * (win - 1.2 * lose)
         if card == "prince":
             if target == beliefs.seat:

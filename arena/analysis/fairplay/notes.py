@@ -245,7 +245,7 @@ def _placed(
     return found
 
 
-def _holdings(gathered: dict[str, list[Any]], seats: int) -> dict[str, list[Any]]:
+def _holdings(gathered: dict[str, list[Any]], players: int) -> dict[str, list[Any]]:
     """What each opponent held, summed per (opponent, card, bin of the chance given it), in that order: counted into
     every possible key at once (a match has a few hundred; sorting the chances to find them cost twice as much), in
     as few numpy calls as can be (each costs more than its work on a match's few hundred chances)."""
@@ -257,15 +257,15 @@ def _holdings(gathered: dict[str, list[Any]], seats: int) -> dict[str, list[Any]
     card = np.frombuffer(array.array("q", gathered["card"]), dtype=np.int64)  # Cards are ints
     held = card == np.frombuffer(array.array("q", gathered["held"]), dtype=np.int64).repeat(sizes)
     bins = len(BINS) + 1
-    space = seats * len(Card) * bins
+    space = players * len(Card) * bins
     keys = (seat * len(Card) + card) * bins + _BIN_ENDS.searchsorted(p)
     keys[p >= BINS[-1]] = space  # a known card, never counted
     counts = np.bincount(keys, minlength=space + 1)[:space]
     found = counts.nonzero()[0]
     rest, bin_ = np.divmod(found, bins)
-    seats_, cards = np.divmod(rest, len(Card))
+    seats, cards = np.divmod(rest, len(Card))
     return {
-        "seat": seats_.tolist(),
+        "seat": seats.tolist(),
         "card": cards.tolist(),
         "bin": bin_.tolist(),
         "expected": np.bincount(keys, weights=p, minlength=space + 1)[found].tolist(),
