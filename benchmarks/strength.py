@@ -13,7 +13,7 @@ when the candidate is among its winners. Every bot's play depends on the seed al
 CPU time per move is the candidate's `act` (time.process_time of its worker process): median and 99th
 percentile. The ladder's ratings are Elo differences from the 2-player win rates (random 0).
 
-usage: python benchmarks/strength.py [--matches N] [--only NAME ...] [--workers N] [--json]
+usage: python benchmarks/strength.py [--matches N] [--only NAME [--only NAME ...]] [--workers N] [--json]
 """
 
 from __future__ import annotations
