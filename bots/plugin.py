@@ -17,14 +17,22 @@ from .random_bot import RandomBot
 from .search import PLAYOUTS, SearchBot
 
 MAX_PLAYOUTS = 100_000
-"""About a second a move: more would hold an in-process run up, which no clock stops."""
+"""A few seconds a move at most (their turns capped too: search.TURNS_A_PLAYOUT): more would hold an in-process run
+up, which no clock stops."""
 
 BOTS_DIR = Path(__file__).resolve().parent
 
 
 def _search_options(playouts: int) -> tuple[BotOption, ...]:
     return (
-        BotOption("playouts", int, playouts, 1, MAX_PLAYOUTS, "playouts a decision: its strength and its time"),
+        BotOption(
+            "playouts",
+            int,
+            playouts,
+            1,
+            MAX_PLAYOUTS,
+            "playouts a decision (fewer where each is long): its strength and its time",
+        ),
         BotOption("seed", int, 0, 0, 2**63 - 1, "varies its sampling: another bot of the same strength"),
         BotOption(
             "share", float, None, 0.001, 0.5, "search for this share of each deadline instead (NOT reproducible)"
@@ -56,7 +64,8 @@ BUILT_IN = (
         "search",
         "search",
         SearchBot,
-        f"samples hidden states consistent with what it saw, plays out each answer ({PLAYOUTS} playouts a move)",
+        f"samples hidden states consistent with what it saw, plays out each answer ({PLAYOUTS} playouts a move,"
+        " fewer at a round's start)",
         options=_search_options(PLAYOUTS),
     ),
 )

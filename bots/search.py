@@ -8,9 +8,10 @@ more near the target, and a round lost costs more to the leader than to the last
 same sampled states, so their averages differ by the answer, not by the luck of the sample; `heuristic`'s score
 breaks ties.
 
-Its budget is a number of playouts a decision (PLAYOUTS unless configured), so it plays the same moves on any
-machine at any load, and a match's result depends on its seed alone. A budget in time (`share`, of each
-`deadline_ms`) remains, for experiments: it is not reproducible, since a faster or idler machine samples more.
+Its budget is a number of playouts a decision (PLAYOUTS unless configured), fewer where each plays many turns (at a
+round's start), so it plays the same moves on any machine at any load, and a match's result depends on its seed
+alone. A budget in time (`share`, of each `deadline_ms`) remains, for experiments: it is not reproducible, since a
+faster or idler machine samples more.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ MIN_SAMPLES = 8
 PLAYOUTS = 1200
 """The default budget: playouts a decision, over every candidate; what it costs is in BENCHMARKS.md (Bot strength),
 well within the default move_ms of 1000 on a slow machine."""
+TURNS_A_PLAYOUT = 6.5
+"""The turns a decision's playouts play at most, on average: a playout at a round's start plays a dozen turns at 4
+players, one near its end none, so the longest decisions take fewer playouts (and cost about what the others do)
+while the rest take all theirs."""
 MISCHOSEN = 0.1
 """How much less likely an opponent kept a card beside which the playouts' policy would not have played the card it
 played: bots choose as heuristic does often, not always."""
@@ -45,9 +50,11 @@ PRUNE_EVERY = 16
 
 class SearchBot:
     def __init__(self, playouts: int = PLAYOUTS, share: float | None = None, seed: int = 0) -> None:
-        """`playouts` a decision, all its candidates together; `share` of each deadline in time instead, when given
-        (not reproducible); `seed` varies its sampling (a different bot, as reproducible)."""
+        """`playouts` a decision, all its candidates together, playing TURNS_A_PLAYOUT turns each on average at
+        most; `share` of each deadline in time instead, when given (not reproducible); `seed` varies its sampling
+        (a different bot, as reproducible)."""
         self.playouts = playouts
+        self.turns = round(playouts * TURNS_A_PLAYOUT)
         self.share = share
         self.seed = seed
         self.heuristic = HeuristicBot()
@@ -124,8 +131,9 @@ class SearchBot:
 
     def _search(self, message: Message, candidates: list[dict[str, Any]], deadline: float | None) -> list[float]:
         """Each candidate's mean chance to win the match after the round; candidates clearly behind are dropped as
-        samples come in, so the budget goes to telling the good ones apart. It stops once the playouts reach the
-        budget, or with a `deadline` (time.perf_counter()) once that has passed and MIN_SAMPLES states are sampled."""
+        samples come in, so the budget goes to telling the good ones apart. It stops once the playouts or the turns
+        they played reach the budget, or with a `deadline` (time.perf_counter()) once that has passed and MIN_SAMPLES
+        states are sampled."""
         totals = [0.0] * len(candidates)
         squares = [0.0] * len(candidates)
         tries = [0] * len(candidates)
@@ -137,7 +145,7 @@ class SearchBot:
         samples = played = 0
         while True:
             if deadline is None:
-                if played >= self.playouts:
+                if played >= self.playouts or playout.turns >= self.turns:
                     break
             elif samples >= MIN_SAMPLES and time.perf_counter() >= deadline:
                 break

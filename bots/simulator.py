@@ -134,6 +134,9 @@ class Playout:
         self.random = rng.random
         self.others: tuple[tuple[int, ...], ...] = ()
         """Per seat, the other seats in order (filled in for the world's number of seats)."""
+        self.turns = 0
+        """The turns the playouts have played so far, each one's first (the answer tried) with the rest: what they
+        cost."""
 
     def finish(self, world: World, seat: int, card: int, kept: int, target: int | None, guess: int | None) -> float:
         """Play `card` for `seat` (keeping `kept`), then the rest of the round; `me`'s chance to win the match."""
@@ -152,7 +155,9 @@ class Playout:
         """Play the turns after `seat`'s to the end of the round; `me`'s chance to win the match."""
         hands, deck, protected, n = world.hands, world.deck, world.protected, len(world.hands)
         choose, resolve = self._choose, self._resolve
+        turns = 1  # the turn played before: the answer tried
         while deck and n - hands.count(OUT) > 1:
+            turns += 1
             seat = (seat + 1) % n
             while hands[seat] == OUT:
                 seat = (seat + 1) % n
@@ -166,6 +171,7 @@ class Playout:
                 self._chancellor(world, seat, kept)
             else:
                 resolve(world, seat, card, target, guess)
+        self.turns += turns
         return self._score(world, [s for s in range(n) if hands[s] != OUT])
 
     def _chancellor(self, world: World, seat: int, kept: int) -> None:

@@ -115,3 +115,33 @@ def test_the_search_bot_searches_for_its_share_of_the_deadline_and_no_longer(mon
     assert len(readings) >= 2
     assert all(reading < budget_end for reading in readings[1:-1])
     assert readings[-1] >= budget_end
+
+
+def test_the_search_bots_longest_decisions_take_fewer_playouts_as_many_turns_as_its_budget_allows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a 4-player round's start a playout plays a dozen turns: the turns, not the playouts, end its search, so a
+    decision there costs about what one near a round's end does (BENCHMARKS.md, Bot strength: the 99th percentile)."""
+    playouts: list[search.Playout] = []
+
+    class Counted(search.Playout):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.played = 0
+            playouts.append(self)
+
+        def finish(self, *args: Any) -> float:
+            self.played += 1
+            return super().finish(*args)
+
+    monkeypatch.setattr(search, "Playout", Counted)
+    match = start("2019", ["guard", "baron", "spy", "priest"], top=["handmaid"])
+    bot = SearchBot(playouts=600)
+    seat = Seat(match, bot)
+    message = wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events()))
+    assert seat.bot.act(message) in message["legal"]
+    (searched,) = [playout for playout in playouts if playout.played]
+    longest_sample = len(message["legal"]) * (message["deck"] + 1)
+    assert bot.turns == round(600 * search.TURNS_A_PLAYOUT)
+    assert bot.turns <= searched.turns < bot.turns + longest_sample
+    assert searched.played < 600
