@@ -220,7 +220,7 @@ class Playout:
             return target, guess
         if not blind:
             return (seat if card == PRINCE else None), None
-        target = blind[int(self.random() * len(blind))]
+        target = self._blind_target(blind)
         if card != GUARD:
             return target, None
         unseen = world.unseen
@@ -247,6 +247,16 @@ class Playout:
             else:
                 known.append((target, card))
         return blind, known
+
+    def _blind_target(self, blind: list[int]) -> int:
+        """Of the seats whose card is unknown, the one with the most tokens (ties at random), as heuristic aims: a
+        table of card counters gangs up on its leader."""
+        pick = self.random()
+        if len(blind) > 1 and self.standing is not None:
+            tokens = self.standing.tokens
+            most = max([tokens[seat] for seat in blind])
+            blind = [seat for seat in blind if tokens[seat] == most]
+        return blind[int(pick * len(blind))]
 
     def _value(self, world: World, seat: int, card: int, kept: int, aim: Aim) -> tuple[float, int | None, int | None]:
         """The score of playing `card` and its best target and guess, as the heuristic bot would judge them."""
@@ -277,7 +287,7 @@ class Playout:
         best, best_target, best_guess = -100.0, None, None
         if blind:
             best, best_guess = self._blind(card, unseen, total, kept)
-            best_target = blind[int(self.random() * len(blind))]
+            best_target = self._blind_target(blind)
         if known:
             for target, theirs in known:
                 value, guess = self._aimed(card, theirs, unseen, total, kept)
