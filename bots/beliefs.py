@@ -44,6 +44,8 @@ class Beliefs:
         """Also read what an opponent's own play says of the card it kept (search does; heuristic counts only)."""
         self.last_played: dict[int, str] = {}
         """The card each opponent chose to play on its last turn, while the card it kept is unknown to me."""
+        self.last_guess: dict[int, str | None] = {}
+        """The card that play named, if a Guard's on a hand it did not know (read beside last_played, set with it)."""
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -112,6 +114,10 @@ class Beliefs:
             else:
                 self.ruled_out.pop(seat, None)  # a fresh draw may hold anything
             self.last_played[seat] = card  # it chose this one over the card it kept
+            knew = target is not None and seat in self.watchers.get(
+                target, ()
+            )  # it named the card it knew: that says nothing of its own
+            self.last_guess[seat] = None if knew else event.get("guess")
         if target is not None and target != seat and card in ("priest", "baron"):
             self._watch(seat, target)
             if card == "baron":

@@ -112,7 +112,8 @@ class SearchBot:
             odds = self.beliefs.hand_odds(target, unseen)
             actions.sort(key=lambda a: (-odds.get(a["guess"], 0.0), -unseen.get(a["guess"], 0)))  # unseen first
             known = self.beliefs.known.get(target) not in (None, "guard")  # then the known card is the only guess
-            others += actions[: 1 if known else GUESSES_PER_TARGET]
+            likeliest = actions[: 1 if known else GUESSES_PER_TARGET]
+            others += [a for a in likeliest if odds.get(a["guess"], 0.0) > 0] or likeliest[:1]  # none it cannot hold
         return others
 
     def _sure_loss(self, action: dict[str, Any], hand: list[str]) -> bool:
@@ -218,7 +219,9 @@ class SearchBot:
             ruled_out = frozenset(INDEX[card] for card in beliefs.ruled_out.get(seat, ()))
             weights = None
             if seat in beliefs.last_played and beliefs.infer:
-                weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]])
+                guess = beliefs.last_guess.get(seat)
+                played = INDEX[beliefs.last_played[seat]], None if guess is None else INDEX[guess]
+                weights = self._kept_weights(seen_by_all, seat, *played)
             opponents.append((seat, None if known is None else INDEX[known], ruled_out, weights))
         return _Table(
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
@@ -230,18 +233,20 @@ class SearchBot:
             public=public,
         )
 
-    def _kept_weights(self, world: World, seat: int, played: int) -> tuple[float, ...]:
-        """How likely `seat` kept each card, from the card it chose to play: as likely as the counts say where a
-        player that chooses as the playouts' policy does (heuristic's scoring, on what everyone sees) would have
-        played that card beside it, MISCHOSEN times that where it would have played the other."""
+    def _kept_weights(self, world: World, seat: int, played: int, guess: int | None) -> tuple[float, ...]:
+        """How likely `seat` kept each card, from the card it chose to play (and the card its Guard named): as
+        likely as the counts say where a player that chooses as the playouts' policy does (heuristic's scoring, on
+        what everyone sees) would have played that card beside it, naming the same card, MISCHOSEN times that where
+        it would have played the other or named another (a player names the likeliest card it does not hold)."""
         policy = Playout(self.rules, seat, random.Random(0))  # its choice of card needs no luck
         weights = []
         for card in range(len(self.rules.values)):
             if self.rules.counts[card] == 0:
                 weights.append(0.0)
                 continue
-            chosen = {policy.choose_card(world, seat, card, played), policy.choose_card(world, seat, played, card)}
-            weights.append(1.0 if played in chosen else MISCHOSEN)
+            chosen = (policy.choose(world, seat, card, played), policy.choose(world, seat, played, card))
+            alike = any(play == played and guess in (None, named) for play, named in chosen)
+            weights.append(1.0 if alike else MISCHOSEN)
         return tuple(weights)
 
     def _sample(self, table: _Table) -> World:

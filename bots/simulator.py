@@ -185,10 +185,11 @@ class Playout:
                 world.deck.insert(0, other)
         self._discarded(world, seat, CHANCELLOR)
 
-    def choose_card(self, world: World, seat: int, held: int, drawn: int) -> int:
-        """The card this policy plays holding `held` after drawing `drawn` (what an opponent's play says of the
-        card it kept)."""
-        return self._choose(world, seat, held, drawn)[0]
+    def choose(self, world: World, seat: int, held: int, drawn: int) -> tuple[int, int | None]:
+        """The card this policy plays holding `held` after drawing `drawn`, and the card it names if a Guard (what
+        an opponent's play says of the card it kept)."""
+        card, _, _, guess = self._choose(world, seat, held, drawn)
+        return card, guess
 
     def _choose(self, world: World, seat: int, held: int, drawn: int) -> tuple[int, int, int | None, int | None]:
         """The heuristic bot's scoring, on public counts only: (card to play, card kept, target, guess)."""

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.bots import search
+from arena.bots import search, simulator
 from arena.bots.heuristic import HeuristicBot
 from arena.bots.search import SearchBot
 from arena.engine import Match, Observer
@@ -145,3 +145,47 @@ def test_the_search_bots_longest_decisions_take_fewer_playouts_as_many_turns_as_
     assert bot.turns == round(600 * search.TURNS_A_PLAYOUT)
     assert bot.turns <= searched.turns < bot.turns + longest_sample
     assert searched.played < 600
+
+
+def test_an_opponents_blind_guard_guess_is_kept_and_a_guess_at_a_card_it_knew_is_not() -> None:
+    blind = start("2019", ["guard", "priest"], top=["handmaid", "guard"])
+    seat = Seat(blind, SearchBot())
+    play(blind, "guard", 1, "spy")
+    play(blind, "guard", 0, "baron")  # seat 1 names a card blind, keeping its Priest
+    seat.catch_up()
+    assert seat.bot.beliefs.last_played[1] == "guard" and seat.bot.beliefs.last_guess[1] == "baron"
+    knowing = start("2019", ["guard", "priest"], top=["handmaid", "guard", "guard", "guard"])
+    seat = Seat(knowing, SearchBot())
+    play(knowing, "guard", 1, "spy")
+    play(knowing, "priest", 0)  # seat 1 sees my Handmaid
+    play(knowing, "guard", 1, "spy")
+    play(knowing, "guard", 0, "baron")  # what it names, knowing my card, says nothing of its own
+    seat.catch_up()
+    assert seat.bot.beliefs.last_played[1] == "guard" and seat.bot.beliefs.last_guess[1] is None
+
+
+def test_an_opponents_guard_guess_says_which_card_it_kept() -> None:
+    """A player names the likeliest card it does not hold: where the Priest and the Baron are as likely, one that
+    names the Baron holds the Priest."""
+    rules = simulator.Rules.of("2019")
+    unseen = list(rules.counts)
+    seen = {"spy": 2, "handmaid": 2, "prince": 2, "chancellor": 2, "king": 1, "countess": 1, "guard": 3}
+    for label, count in seen.items():
+        unseen[search.INDEX[label]] -= count
+    world = simulator.World(
+        hands=[simulator.GUARD] * 2,
+        deck=[simulator.GUARD] * 5,
+        set_aside=simulator.OUT,
+        protected=[False, False],
+        spies=[False, False],
+        discard_sums=[0, 0],
+        unseen=unseen,
+        knows={},
+    )
+    bot, guard, priest, baron = SearchBot(), simulator.GUARD, simulator.PRIEST, simulator.BARON
+    in_deck = rules.cards
+    assert {bot._kept_weights(world, 1, guard, None)[card] for card in in_deck} == {1.0}
+    named_baron = bot._kept_weights(world, 1, guard, baron)
+    assert named_baron[priest] == 1.0
+    assert {named_baron[card] for card in in_deck if card != priest} == {search.MISCHOSEN}
+    assert bot._kept_weights(world, 1, guard, priest)[priest] == search.MISCHOSEN
