@@ -114,9 +114,8 @@ class Beliefs:
             else:
                 self.ruled_out.pop(seat, None)  # a fresh draw may hold anything
             self.last_played[seat] = card  # it chose this one over the card it kept
-            knew = target is not None and seat in self.watchers.get(
-                target, ()
-            )  # it named the card it knew: that says nothing of its own
+            # a card it names knowing its target's says nothing of its own
+            knew = target is not None and seat in self.watchers.get(target, ())
             self.last_guess[seat] = None if knew else event.get("guess")
         if target is not None and target != seat and card in ("priest", "baron"):
             self._watch(seat, target)

@@ -43,7 +43,7 @@ players, one near its end none, so the longest decisions take fewer playouts (an
 while the rest take all theirs."""
 MISCHOSEN = 0.1
 """How much less likely an opponent kept a card beside which the playouts' policy would not have played the card it
-played: bots choose as heuristic does often, not always."""
+played (or named the card its Guard named): bots choose as heuristic does often, not always."""
 PRUNE_EVERY = 16
 """After every this many samples, candidates more than two standard errors behind the best are dropped."""
 
@@ -220,8 +220,8 @@ class SearchBot:
             weights = None
             if seat in beliefs.last_played and beliefs.infer:
                 guess = beliefs.last_guess.get(seat)
-                played = INDEX[beliefs.last_played[seat]], None if guess is None else INDEX[guess]
-                weights = self._kept_weights(seen_by_all, seat, *played)
+                named = None if guess is None else INDEX[guess]
+                weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
             opponents.append((seat, None if known is None else INDEX[known], ruled_out, weights))
         return _Table(
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],

@@ -183,9 +183,8 @@ def test_an_opponents_guard_guess_says_which_card_it_kept() -> None:
         knows={},
     )
     bot, guard, priest, baron = SearchBot(), simulator.GUARD, simulator.PRIEST, simulator.BARON
-    in_deck = rules.cards
-    assert {bot._kept_weights(world, 1, guard, None)[card] for card in in_deck} == {1.0}
+    assert {bot._kept_weights(world, 1, guard, None)[card] for card in rules.cards} == {1.0}
     named_baron = bot._kept_weights(world, 1, guard, baron)
     assert named_baron[priest] == 1.0
-    assert {named_baron[card] for card in in_deck if card != priest} == {search.MISCHOSEN}
+    assert {named_baron[card] for card in rules.cards if card != priest} == {search.MISCHOSEN}
     assert bot._kept_weights(world, 1, guard, priest)[priest] == search.MISCHOSEN

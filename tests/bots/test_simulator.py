@@ -9,7 +9,6 @@ from arena.bots.simulator import GUARD, PRIEST, Playout, Rules, Standing, World
 
 def table(rules: Rules) -> World:
     """A 4-player round's start: every seat holds a Guard, nobody knows anybody's card."""
-    unseen = list(rules.counts)
     return World(
         hands=[GUARD] * 4,
         deck=[PRIEST] * 2,
@@ -17,7 +16,7 @@ def table(rules: Rules) -> World:
         protected=[False] * 4,
         spies=[False] * 4,
         discard_sums=[0] * 4,
-        unseen=unseen,
+        unseen=list(rules.counts),
         knows={},
     )
 
