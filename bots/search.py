@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import Card
@@ -27,6 +26,7 @@ from arena.sdk import run
 
 from .beliefs import Beliefs, Message
 from .heuristic import HeuristicBot
+from .sampling import Move, Opponent, Sampler, Table
 from .simulator import GUARD, OUT, Playout, Rules, Standing, World
 
 INDEX = {card.label: int(card) for card in Card}
@@ -141,39 +141,32 @@ class SearchBot:
         active = list(range(len(candidates)))
         tokens = tuple(player["tokens"] for player in message["players"])
         playout = Playout(self.rules, self.beliefs.seat, self.rng, Standing(tokens, self.target))
-        table = self._table(message)
         moves = [self._move(message, candidate) for candidate in candidates]
-        samples = played = 0
+        sampler = Sampler(self._table(message), moves, playout, self.rng)
+        samples = 0
         while True:
             if deadline is None:
-                if played >= self.playouts or playout.turns >= self.turns:
+                if sampler.played >= self.playouts or playout.turns >= self.turns:
                     break
             elif samples >= MIN_SAMPLES and time.perf_counter() >= deadline:
                 break
-            world = self._sample(table)
-            played += len(active)
-            last = active[-1]
-            for i in active:
-                worth = self._try(playout, world if i == last else world.copy(), moves[i])  # the last one may spoil it
-                totals[i] += worth
-                squares[i] += worth * worth
-                tries[i] += 1
+            sampler.play(active, totals, squares, tries)
             samples += 1
             if samples % PRUNE_EVERY == 0 and len(active) > 2:
                 active = _leaders(active, totals, squares, tries)
         return [totals[i] / tries[i] if i in active else -1.0 for i in range(len(candidates))]
 
-    def _move(self, message: Message, action: dict[str, Any]) -> _Move:
-        """A candidate answer in the simulator's terms, worked out once for all its playouts."""
+    def _move(self, message: Message, action: dict[str, Any]) -> Move:
+        """A candidate answer in the simulator's terms."""
         seat = self.beliefs.seat
         if "keep" in action:
-            return _Move(INDEX[action["keep"]], bottom=tuple(INDEX[c] for c in action["bottom"]))
+            return Move(INDEX[action["keep"]], bottom=tuple(INDEX[c] for c in action["bottom"]))
         hand = list(message["hand"])
         hand.remove(action["card"])
         kept = hand[0]
         watchers = tuple(self.beliefs.watchers.get(seat, ())) if kept == self.beliefs.my_card else ()
         guess = action.get("guess")
-        return _Move(
+        return Move(
             INDEX[kept],
             card=INDEX[action["card"]],
             target=action.get("target"),
@@ -181,15 +174,7 @@ class SearchBot:
             watchers=watchers,
         )
 
-    def _try(self, playout: Playout, world: World, move: _Move) -> float:
-        seat = self.beliefs.seat
-        if move.bottom is not None:
-            return playout.after_chancellor(world, seat, move.kept, move.bottom)
-        for viewer in move.watchers:  # those who knew my card still do
-            world.knows[viewer, seat] = move.kept
-        return playout.finish(world, seat, move.card, move.kept, move.target, move.guess)
-
-    def _table(self, message: Message) -> _Table:
+    def _table(self, message: Message) -> Table:
         """What every sampled state shares: the cards to hand out, and everything public."""
         beliefs, values = self.beliefs, self.rules.values
         unseen = beliefs.unseen()
@@ -222,8 +207,9 @@ class SearchBot:
                 guess = beliefs.last_guess.get(seat)
                 named = None if guess is None else INDEX[guess]
                 weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
-            opponents.append((seat, None if known is None else INDEX[known], ruled_out, weights))
-        return _Table(
+            opponents.append(Opponent(seat, OUT if known is None else INDEX[known], ruled_out, weights))
+        return Table(
+            seat=beliefs.seat,
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
             opponents=opponents,
             deck=message["deck"],
@@ -231,6 +217,8 @@ class SearchBot:
             spies=spies,
             discard_sums=discard_sums,
             public=public,
+            mine_known=[(seat, INDEX[card]) for seat, card in beliefs.known.items()],
+            watchers=[(seat, tuple(viewers)) for seat, viewers in beliefs.watchers.items() if seat != beliefs.seat],
         )
 
     def _kept_weights(self, world: World, seat: int, played: int, guess: int | None) -> tuple[float, ...]:
@@ -249,49 +237,6 @@ class SearchBot:
             weights.append(1.0 if alike else MISCHOSEN)
         return tuple(weights)
 
-    def _sample(self, table: _Table) -> World:
-        """One hidden state consistent with what this seat knows."""
-        pool = table.pool[:]
-        self.rng.shuffle(pool)
-        hands = [OUT] * len(table.protected)  # my own hand stays OUT here: each candidate sets the card it keeps
-        for seat, known, ruled_out, weights in table.opponents:
-            if known is not None:
-                hands[seat] = known
-                continue
-            hands[seat] = pool.pop(self._pick(pool, ruled_out, weights)) if pool else GUARD  # else: I was fooled
-        deck = pool[: table.deck]
-        return World(
-            hands=hands,
-            deck=deck,
-            set_aside=pool[table.deck] if len(pool) > table.deck else OUT,
-            protected=table.protected[:],
-            spies=table.spies[:],
-            discard_sums=table.discard_sums[:],
-            unseen=table.public[:],
-            knows=self._knowledge(hands),
-        )
-
-    def _pick(self, pool: list[int], ruled_out: frozenset[int], weights: tuple[float, ...] | None) -> int:
-        """Where in the shuffled pool an opponent's card is: the first it may hold, or one drawn by how likely its
-        own play makes each card (_kept_weights)."""
-        if weights is None:
-            return next((i for i, card in enumerate(pool) if card not in ruled_out), 0) if ruled_out else 0
-        odds = [0.0 if card in ruled_out else weights[card] for card in pool]
-        if not any(odds):
-            return 0
-        return self.rng.choices(range(len(pool)), odds)[0]
-
-    def _knowledge(self, hands: list[int]) -> dict[tuple[int, int], int]:
-        """Who knows whose card in a sampled state: mine from my beliefs, the others' from what they saw."""
-        beliefs = self.beliefs
-        knows = {(beliefs.seat, seat): INDEX[card] for seat, card in beliefs.known.items() if hands[seat] != OUT}
-        for seat, viewers in beliefs.watchers.items():
-            if seat != beliefs.seat and hands[seat] != OUT:
-                for viewer in viewers:
-                    if hands[viewer] != OUT or viewer == beliefs.seat:
-                        knows[viewer, seat] = hands[seat]
-        return knows
-
 
 def _leaders(active: list[int], totals: list[float], squares: list[float], tries: list[int]) -> list[int]:
     means = {i: totals[i] / tries[i] for i in active}
@@ -301,33 +246,6 @@ def _leaders(active: list[int], totals: list[float], squares: list[float], tries
     if len(keep) < 2:
         keep = sorted(active, key=means.__getitem__, reverse=True)[:2]
     return sorted(keep)
-
-
-@dataclass(frozen=True, slots=True)
-class _Move:
-    kept: int
-    """The card I keep (after a Chancellor: the one I keep of the three)."""
-    card: int = OUT
-    target: int | None = None
-    guess: int | None = None
-    watchers: tuple[int, ...] = ()
-    """Those who knew my card and still do, since I keep it."""
-    bottom: tuple[int, ...] | None = None
-    """After a Chancellor, the cards put back, in order; None for a card played."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Table:
-    pool: list[int]
-    """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card."""
-    opponents: list[tuple[int, int | None, frozenset[int], tuple[float, ...] | None]]
-    """Each opponent still in: seat, the card I know it holds, the cards it cannot hold, and how likely each card is
-    from what it chose to play (None: as the counts say)."""
-    deck: int
-    protected: list[bool]
-    spies: list[bool]
-    discard_sums: list[int]
-    public: list[int]
 
 
 def main(playouts: int = PLAYOUTS, name: str = "search") -> None:

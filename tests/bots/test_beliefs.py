@@ -122,28 +122,23 @@ def test_the_search_bots_longest_decisions_take_fewer_playouts_as_many_turns_as_
 ) -> None:
     """At a 4-player round's start a playout plays a dozen turns: the turns, not the playouts, end its search, so a
     decision there costs about what one near a round's end does (BENCHMARKS.md, Bot strength: the 99th percentile)."""
-    playouts: list[search.Playout] = []
+    samplers: list[search.Sampler] = []
+    real_sampler = search.Sampler
 
-    class Counted(search.Playout):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.played = 0
-            playouts.append(self)
+    def kept_sampler(*args: Any) -> search.Sampler:
+        samplers.append(real_sampler(*args))
+        return samplers[-1]
 
-        def finish(self, *args: Any) -> float:
-            self.played += 1
-            return super().finish(*args)
-
-    monkeypatch.setattr(search, "Playout", Counted)
+    monkeypatch.setattr(search, "Sampler", kept_sampler)
     match = start("2019", ["guard", "baron", "spy", "priest"], top=["handmaid"])
     bot = SearchBot(playouts=600)
     seat = Seat(match, bot)
     message = wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events()))
     assert seat.bot.act(message) in message["legal"]
-    (searched,) = [playout for playout in playouts if playout.played]
+    (searched,) = samplers
     longest_sample = len(message["legal"]) * (message["deck"] + 1)
     assert bot.turns == round(600 * search.TURNS_A_PLAYOUT)
-    assert bot.turns <= searched.turns < bot.turns + longest_sample
+    assert bot.turns <= searched.playout.turns < bot.turns + longest_sample
     assert searched.played < 600
 
 
