@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
 from arena.engine.cards import Card
 from arena.sdk import run
 
+from . import equity, sampling, simulator
 from .beliefs import Beliefs, Message
 from .heuristic import HeuristicBot
 from .sampling import Move, Opponent, Sampler, Table
@@ -236,6 +238,12 @@ class SearchBot:
             alike = any(play == played and guess in (None, named) for play, named in chosen)
             weights.append(1.0 if alike else MISCHOSEN)
         return tuple(weights)
+
+
+def playouts_compiled() -> bool:
+    """Whether the playouts run compiled (setup.py: a wheel built where a C compiler is at hand), or as plain
+    Python, with the same moves at about twice the CPU."""
+    return all(str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)) for module in (simulator, sampling, equity))
 
 
 def _leaders(active: list[int], totals: list[float], squares: list[float], tries: list[int]) -> list[int]:

@@ -1,0 +1,48 @@
+"""The search's sampled states: every one consistent with what its seat knows."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from arena.bots.sampling import Opponent, Sampler, Table
+from arena.bots.simulator import BARON, GUARD, HANDMAID, OUT, PRIEST, PRINCE, PRINCESS, Playout, Rules
+
+POOL = [GUARD] * 4 + [PRIEST, PRIEST, BARON, HANDMAID, PRINCE, PRINCESS]
+
+
+def sampler(opponents: list[Opponent], seed: int = 0, mine_known: list[tuple[int, int]] | None = None) -> Sampler:
+    table = Table(
+        seat=0,
+        pool=[card for card in POOL if all(card != o.known for o in opponents)],
+        opponents=opponents,
+        deck=7,
+        protected=[False] * 3,
+        spies=[False] * 3,
+        discard_sums=[0] * 3,
+        public=list(Rules.of("2019").counts),
+        mine_known=mine_known or [],
+        watchers=[(2, (1,))],
+    )
+    rng = random.Random(seed)
+    return Sampler(table, [], Playout(Rules.of("2019"), 0, rng), rng)
+
+
+def test_a_sampled_state_deals_every_unseen_card_once_and_what_i_know_as_i_know_it() -> None:
+    opponents = [Opponent(1, PRINCE, frozenset(), None), Opponent(2, OUT, frozenset({GUARD}), None)]
+    for seed in range(50):
+        world = sampler(opponents, seed, mine_known=[(1, PRINCE)]).sample()
+        assert world.hands[0] == OUT and world.hands[1] == PRINCE
+        assert world.hands[2] != GUARD  # a missed Guard named it
+        dealt = [world.hands[2], *world.deck, world.set_aside]
+        assert Counter(dealt) == Counter(card for card in POOL if card != PRINCE)
+        assert world.knows == {(0, 1): PRINCE, (1, 2): world.hands[2]}
+
+
+def test_an_opponents_card_is_drawn_by_how_likely_its_play_makes_it_and_never_one_it_cannot_hold() -> None:
+    weights = [0.0] * 10
+    weights[GUARD], weights[PRIEST], weights[PRINCESS] = 1.0, 0.1, 1.0
+    opponents = [Opponent(1, OUT, frozenset({PRINCESS}), tuple(weights)), Opponent(2, OUT, frozenset(), None)]
+    held = Counter(sampler(opponents, seed).sample().hands[1] for seed in range(2000))
+    assert set(held) == {GUARD, PRIEST}
+    assert 0.03 < held[PRIEST] / held[GUARD] < 0.08  # 2 Priests at 0.1 against 4 Guards at 1: 0.05
