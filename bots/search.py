@@ -6,7 +6,8 @@ each sampled state and finishes the round with a quick playout policy, and answe
 whose playouts leave it the best chance to win the match on average (bots/equity.py: a round's tokens are worth
 more near the target, and a round lost costs more to the leader than to the last). Every candidate is tried in the
 same sampled states, so their averages differ by the answer, not by the luck of the sample; `heuristic`'s score
-breaks ties.
+breaks ties. This module reads the messages and chooses the candidates; the sampling and the playouts, the hot path,
+are bots/sampling.py and bots/simulator.py, compiled in a wheel (setup.py).
 
 Its budget is a number of playouts a decision (PLAYOUTS unless configured), fewer where each plays many turns (at a
 round's start), so it plays the same moves on any machine at any load, and a match's result depends on its seed
