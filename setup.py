@@ -2,8 +2,8 @@
 
 - The judges of every decision follow each seat's knowledge through every event of every match a tournament plays
   (arena.analysis): in plain Python that is most of what the diagnostics cost a run, and compiled it is a third less.
-- The search bot's playouts (bots/simulator.py, bots/sampling.py, bots/equity.py) take half the CPU a move compiled,
-  with the same moves (docs/bots.md).
+- The search bot's playouts (bots/simulator.py, bots/sampling.py, bots/equity.py) take 2.5 times less CPU a move
+  compiled, with the same moves (docs/bots.md).
 
 - A wheel (`pip install .`) compiles them; without a compiler, or with ARENA_PURE_PYTHON=1, the same modules run as
   plain Python, with the same results and moves (`arena doctor` says which).

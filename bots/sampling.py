@@ -3,7 +3,8 @@ each.
 
 It is the hot path of `search` beside the simulator, and is compiled with it (setup.py). It speaks only in card
 indices and seats; bots/search.py turns the protocol's messages into a `Table` and answers into `Move`s. Its shuffle
-and weighted pick draw from `random()` alone, so that compiled and plain Python draw, and play, alike.
+and weighted pick are its own, drawing from `random()`: the standard library's are Python code that compiling this
+module would not speed up (a shuffle of 15 cards: 2.2 µs, against 0.5 compiled).
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ class SearchBot:
 
 def playouts_compiled() -> bool:
     """Whether the playouts run compiled (setup.py: a wheel built where a C compiler is at hand), or as plain
-    Python, with the same moves at about twice the CPU."""
+    Python, with the same moves at about 2.5 times the CPU."""
     return all(str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)) for module in (simulator, sampling, equity))
 
 

@@ -11,7 +11,12 @@ from arena.bots.simulator import BARON, GUARD, HANDMAID, OUT, PRIEST, PRINCE, PR
 POOL = [GUARD] * 4 + [PRIEST, PRIEST, BARON, HANDMAID, PRINCE, PRINCESS]
 
 
-def sampler(opponents: list[Opponent], seed: int = 0, mine_known: list[tuple[int, int]] | None = None) -> Sampler:
+def sampler(
+    opponents: list[Opponent],
+    seed: int = 0,
+    mine_known: list[tuple[int, int]] | None = None,
+    watchers: list[tuple[int, tuple[int, ...]]] | None = None,
+) -> Sampler:
     table = Table(
         seat=0,
         pool=[card for card in POOL if all(card != o.known for o in opponents)],
@@ -22,7 +27,7 @@ def sampler(opponents: list[Opponent], seed: int = 0, mine_known: list[tuple[int
         discard_sums=[0] * 3,
         public=list(Rules.of("2019").counts),
         mine_known=mine_known or [],
-        watchers=[(2, (1,))],
+        watchers=[(2, (1,))] if watchers is None else watchers,
     )
     rng = random.Random(seed)
     return Sampler(table, [], Playout(Rules.of("2019"), 0, rng), rng)
@@ -46,3 +51,30 @@ def test_an_opponents_card_is_drawn_by_how_likely_its_play_makes_it_and_never_on
     held = Counter(sampler(opponents, seed).sample().hands[1] for seed in range(2000))
     assert set(held) == {GUARD, PRIEST}
     assert 0.03 < held[PRIEST] / held[GUARD] < 0.08  # 2 Priests at 0.1 against 4 Guards at 1: 0.05
+
+
+def test_the_shuffle_deals_every_order_alike() -> None:
+    """Every one of the 24 orders of 4 cards, each about 1/24 of the time: a shuffle that never leaves a card in
+    place, or never moves the last, fails."""
+    shuffler = sampler([])
+    orders = Counter()
+    for _ in range(24_000):
+        cards = [0, 1, 2, 3]
+        shuffler._shuffle(cards)
+        orders[tuple(cards)] += 1
+    assert len(orders) == 24
+    assert all(800 < count < 1200 for count in orders.values())  # 1000 expected; 6 standard deviations either way
+
+
+def test_an_opponent_no_weighted_card_fits_still_gets_a_card() -> None:
+    weights = [0.0] * 10  # its plays contradict every card left: I was fooled, and it gets the first one
+    world = sampler([Opponent(1, OUT, frozenset(), tuple(weights)), Opponent(2, OUT, frozenset(), None)]).sample()
+    assert world.hands[1] in POOL and world.hands[2] in POOL
+
+
+def test_what_i_saw_of_a_hand_is_kept_while_my_own_hand_is_left_for_the_candidates() -> None:
+    """My own seat's hand is OUT in a sampled state until a candidate sets it: my knowledge of others stays."""
+    opponents = [Opponent(1, OUT, frozenset(), None), Opponent(2, OUT, frozenset(), None)]
+    world = sampler(opponents, watchers=[(2, (0, 1))]).sample()
+    assert world.hands[0] == OUT
+    assert world.knows == {(0, 2): world.hands[2], (1, 2): world.hands[2]}
