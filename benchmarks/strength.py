@@ -1,11 +1,14 @@
 """How strong the built-in bots are: win rates with 95% intervals over duplicate deals, and CPU time per move.
 
-Pairings (2019 rules, whole matches to the token target, in-process players as the arena plays built-ins):
+Pairings (whole matches to the token target, in-process players as the arena plays built-ins; 2019 rules unless
+named):
   search-vs-heuristic-2p   2 players: `search` against `heuristic`                      (target >= 65%)
   search-vs-heuristic-4p   4 players: `search` against 3 `heuristic` (chance 25%)       (target >= 40%)
   search-vs-old-search     2 players: `search` against the search of 2026-12-06        (target >= 60%)
   search-vs-counter        2 players: `search` against a card counter playing the best single move  (>= 65%)
   heuristic-vs-random      2 players: the ladder's first step
+  search-vs-heuristic-3p, -5p, -6p            the other table sizes: `search` against `heuristic` at every other seat
+  search-vs-heuristic-2p-classic, -4p-classic the classic rules (2 to 4 players)
 
 Duplicate deals: the deal of seed k is played once with the candidate in every seat (match i plays seed
 i // players with the candidate in seat i % players), so both sides meet the same cards. A match counts as won
@@ -100,14 +103,19 @@ MAKERS: dict[str, Callable[[], Any]] = {
     "counter": BestSingleMove,
 }
 
-PAIRINGS: dict[str, tuple[int, str, str, float | None]] = {
-    "search-vs-heuristic-2p": (2, "search", "heuristic", 0.65),
-    "search-vs-heuristic-4p": (4, "search", "heuristic", 0.40),
-    "search-vs-old-search": (2, "search", "old-search", 0.60),
-    "search-vs-counter": (2, "search", "counter", 0.65),
-    "heuristic-vs-random": (2, "heuristic", "random", None),
+PAIRINGS: dict[str, tuple[int, str, str, float | None, str]] = {
+    "search-vs-heuristic-2p": (2, "search", "heuristic", 0.65, "2019"),
+    "search-vs-heuristic-4p": (4, "search", "heuristic", 0.40, "2019"),
+    "search-vs-old-search": (2, "search", "old-search", 0.60, "2019"),
+    "search-vs-counter": (2, "search", "counter", 0.65, "2019"),
+    "heuristic-vs-random": (2, "heuristic", "random", None, "2019"),
+    "search-vs-heuristic-3p": (3, "search", "heuristic", None, "2019"),
+    "search-vs-heuristic-5p": (5, "search", "heuristic", None, "2019"),
+    "search-vs-heuristic-6p": (6, "search", "heuristic", None, "2019"),
+    "search-vs-heuristic-2p-classic": (2, "search", "heuristic", None, "classic"),
+    "search-vs-heuristic-4p-classic": (4, "search", "heuristic", None, "classic"),
 }
-"""Name: (players, candidate, opponent at every other seat, target win rate)."""
+"""Name: (players, candidate, opponent at every other seat, target win rate, ruleset)."""
 
 
 class Timed:
@@ -130,12 +138,12 @@ class Timed:
 def play_one(job: tuple[str, int]) -> tuple[bool, list[float]]:
     """One match of a pairing: whether the candidate won, and its CPU seconds per move."""
     pairing, index = job
-    players, candidate, opponent, _ = PAIRINGS[pairing]
+    players, candidate, opponent, _, ruleset = PAIRINGS[pairing]
     seat = index % players
     timed = Timed(MAKERS[candidate]())
     bots = [timed if s == seat else MAKERS[opponent]() for s in range(players)]
     names = [candidate if s == seat else f"{opponent}-{s}" for s in range(players)]
-    match = Match(RULESETS["2019"], names, index // players)
+    match = Match(RULESETS[ruleset], names, index // players)
     outcome = play_match(match, [MessagePlayer(bot, 1000) for bot in bots], f"{pairing}-{index}")
     if outcome.faults:
         raise RuntimeError(f"{pairing} match {index}: {outcome.faults}")
@@ -146,6 +154,7 @@ def play_one(job: tuple[str, int]) -> tuple[bool, list[float]]:
 class Figure:
     pairing: str
     players: int
+    ruleset: str
     matches: int
     wins: int
     win_rate: float
@@ -177,6 +186,7 @@ def run(pairing: str, matches: int, workers: int) -> Figure:
     return Figure(
         pairing,
         players,
+        PAIRINGS[pairing][4],
         matches,
         wins,
         wins / matches,
@@ -219,7 +229,7 @@ def main() -> None:
         if not args.json:
             target = "" if figure.target is None else f", target >= {figure.target:.0%}: {figure.verdict}"
             print(
-                f"{pairing} ({figure.players}p, {figure.matches} matches): won {figure.win_rate:.1%}"
+                f"{pairing} ({figure.players}p, {figure.ruleset}, {figure.matches} matches): won {figure.win_rate:.1%}"
                 f" [95% {figure.low:.1%}, {figure.high:.1%}]{target}; candidate's CPU ms a move: median"
                 f" {figure.cpu_ms_median}, 99% {figure.cpu_ms_p99}; {figure.seconds:.0f} s",
                 flush=True,

@@ -46,6 +46,9 @@ class Beliefs:
         """The card each opponent chose to play on its last turn, while the card it kept is unknown to me."""
         self.last_guess: dict[int, str | None] = {}
         """The card that play named, if a Guard's on a hand it did not know (read beside last_played, set with it)."""
+        self.under: list[str | None] = []
+        """The cards Chancellors put under the deck this round, the very bottom first: mine by name, the others'
+        None. Cards are drawn from the top, so the deck's bottom `deck` of them are still there (`under_deck`)."""
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -69,6 +72,7 @@ class Beliefs:
         if "keep" in answer:
             kept = answer["keep"]
             self._unwatch(self.seat)  # they cannot tell which card I kept
+            self._put_under(answer["bottom"])
         else:
             hand.remove(answer["card"])
             kept = hand[0]
@@ -84,6 +88,7 @@ class Beliefs:
 
     def _on_round_start(self, event: Message) -> None:
         self.last_played.clear()
+        self.under.clear()
         self.known.clear()
         self.ruled_out.clear()
         self.spies.clear()
@@ -165,9 +170,14 @@ class Beliefs:
             self._forget(seat)
 
     def _on_chancellor(self, event: Message) -> None:
-        if event["seat"] != self.seat:
+        if event["seat"] != self.seat:  # mine went under as I answered (`chose`)
             self._forget(event["seat"])
             self._unwatch(event["seat"])
+            self._put_under([None] * event["returned"])
+
+    def _put_under(self, cards: list[str] | list[None]) -> None:
+        """Cards put under the deck in this order: the last ends at the very bottom."""
+        self.under[:0] = reversed(cards)
 
     def _on_out(self, event: Message) -> None:
         self._forget(event["seat"])
@@ -203,6 +213,9 @@ class Beliefs:
         pool = Counter(unseen if unseen is not None else self.unseen())
         for card in self.ruled_out.get(seat, ()):
             pool.pop(card, None)
+        if self.infer:  # the cards I put under the deck are in no hand
+            pool.subtract(card for card in self.under_deck() if card is not None)
+            pool = +pool
         if sum(pool.values()) <= 0:  # my deductions contradict each other (a bluff I cannot see): all unseen
             pool = Counter(unseen if unseen is not None else self.unseen())
         weighted = {card: count * self.kept_weight(seat, card) for card, count in pool.items() if count > 0}
@@ -219,6 +232,11 @@ class Beliefs:
         if played == "countess":
             return FORCED if card in ("king", "prince") else 1.0 if values[card] > values[played] else UNLIKELY
         return 1.0 if values[card] >= values[played] else UNLIKELY
+
+    def under_deck(self) -> list[str | None]:
+        """The cards Chancellors put under the deck that are still in it, the very bottom first (None: one I did not
+        see). Draws take the top, so these are the deck's bottom ones, however many were drawn or put under since."""
+        return self.under[: self.message["deck"]]
 
     def opponents_in(self) -> list[int]:
         return [seat for seat, player in enumerate(self.message["players"]) if seat != self.seat and player["in_round"]]

@@ -49,9 +49,13 @@ class Table:
 
     seat: int
     pool: list[int]
-    """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card."""
+    """The cards I have not seen: opponents' unknown hands, the deck, the set-aside card; not those I know are under
+    the deck."""
     opponents: list[Opponent]
     deck: int
+    under: list[int]
+    """The deck's bottom cards, the very bottom first, as Chancellors put them: those I put there, OUT for those I did
+    not see (drawn from the pool)."""
     protected: list[bool]
     spies: list[bool]
     discard_sums: list[int]
@@ -105,11 +109,18 @@ class Sampler:
                 hands[opponent.seat] = pool.pop(self._pick(pool, opponent))
             else:
                 hands[opponent.seat] = GUARD  # I was fooled
-        deck = pool[: table.deck]
+        deck = []
+        for card in table.under:
+            if card != OUT:
+                deck.append(card)
+            elif pool:
+                deck.append(pool.pop())
+        on_top = max(table.deck - len(deck), 0)
+        deck += pool[:on_top]
         return World(
             hands=hands,
             deck=deck,
-            set_aside=pool[table.deck] if len(pool) > table.deck else OUT,
+            set_aside=pool[on_top] if len(pool) > on_top else OUT,
             protected=table.protected[:],
             spies=table.spies[:],
             discard_sums=table.discard_sums[:],

@@ -211,11 +211,14 @@ class SearchBot:
                 named = None if guess is None else INDEX[guess]
                 weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
             opponents.append(Opponent(seat, OUT if known is None else INDEX[known], ruled_out, weights))
+        under = beliefs.under_deck()
+        unseen.subtract(card for card in under if card is not None)
         return Table(
             seat=beliefs.seat,
             pool=[INDEX[card] for card, count in unseen.items() for _ in range(count)],
             opponents=opponents,
             deck=message["deck"],
+            under=[OUT if card is None else INDEX[card] for card in under],
             protected=protected,
             spies=spies,
             discard_sums=discard_sums,

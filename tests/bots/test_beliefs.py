@@ -14,7 +14,7 @@ from arena.bots.heuristic import HeuristicBot
 from arena.bots.search import SearchBot
 from arena.engine import Match, Observer
 from arena.protocol import act_message, events_json, match_start_message
-from tests.engine.scenario import play, start
+from tests.engine.scenario import keep, play, start
 
 
 def wire(message: dict[str, Any]) -> dict[str, Any]:
@@ -183,3 +183,41 @@ def test_an_opponents_guard_guess_says_which_card_it_kept() -> None:
     assert named_baron[priest] == 1.0
     assert {named_baron[card] for card in rules.cards if card != priest} == {search.MISCHOSEN}
     assert bot._kept_weights(world, 1, guard, priest)[priest] == search.MISCHOSEN
+
+
+def test_the_cards_it_put_under_the_deck_stay_there_in_its_samples_and_out_of_every_hand() -> None:
+    """After its Chancellor it knows the deck's bottom cards: no sampled state gives them to an opponent, and its
+    Guard's odds leave them out, until another Chancellor buries them deeper (its cards unseen) or the deck runs
+    down to them."""
+    match = start("2019", ["guard", "priest"], top=["chancellor", "king", "countess"])
+    bot = SearchBot()
+    seat = Seat(match, bot)
+
+    def message() -> dict[str, Any]:
+        act = wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events()))
+        bot.beliefs.act(act)
+        return act
+
+    message()
+    play(match, "chancellor")
+    bot.beliefs.chose({"card": "chancellor"})
+    assert message()["hand"] == ["guard", "king", "countess"]
+    bot.beliefs.chose({"keep": "guard", "bottom": ["king", "countess"]})
+    keep(match, "guard", ["king", "countess"])
+    play(match, "spy")  # seat 1 draws a Spy beside its Priest
+    act = message()
+    assert bot.beliefs.under_deck() == ["countess", "king"]  # the last put under is at the very bottom
+    odds = bot.beliefs.hand_odds(1)
+    assert odds.get("king", 0.0) == odds.get("countess", 0.0) == 0.0 and odds["priest"] > 0
+    table = bot._table(act)
+    assert table.under == [simulator.COUNTESS, simulator.KING]
+    assert simulator.KING not in table.pool and simulator.COUNTESS not in table.pool
+    sampler = search.Sampler(table, [], simulator.Playout(bot.rules, 0, bot.rng), bot.rng)
+    for _ in range(50):
+        world = sampler.sample()
+        assert world.deck[:2] == [simulator.COUNTESS, simulator.KING] and len(world.deck) == act["deck"]
+        assert world.hands[1] not in (simulator.KING, simulator.COUNTESS, simulator.OUT)
+    bot.beliefs.observe([{"event": "chancellor", "seat": 1, "drew": 2, "returned": 2}])
+    assert bot.beliefs.under_deck() == [None, None, "countess", "king"]
+    bot.beliefs.message = {**act, "deck": 3}  # drawn down to the last three
+    assert bot.beliefs.under_deck() == [None, None, "countess"]

@@ -22,6 +22,7 @@ def sampler(
         pool=[card for card in POOL if all(card != o.known for o in opponents)],
         opponents=opponents,
         deck=7,
+        under=[],
         protected=[False] * 3,
         spies=[False] * 3,
         discard_sums=[0] * 3,
