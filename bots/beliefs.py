@@ -9,6 +9,7 @@ ruled out. The set-aside card and the deck hold the rest.
 from __future__ import annotations
 
 from collections import Counter
+from math import comb
 from typing import Any
 
 from arena.engine.cards import get_ruleset
@@ -49,6 +50,10 @@ class Beliefs:
         self.under: list[str | None] = []
         """The cards Chancellors put under the deck this round, the very bottom first: mine by name, the others'
         None. Cards are drawn from the top, so the deck's bottom `deck` of them are still there (`under_deck`)."""
+        self.chancellors: dict[int, tuple[str | None, int, int, int]] = {}
+        """Per opponent whose last play was a Chancellor that drew: the card it held beside it, if I knew it; the
+        cards it drew; the cards it put under; len(under) just after. It kept the best of them (as every bot here
+        does), until it plays again."""
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -89,6 +94,7 @@ class Beliefs:
     def _on_round_start(self, event: Message) -> None:
         self.last_played.clear()
         self.under.clear()
+        self.chancellors.clear()
         self.known.clear()
         self.ruled_out.clear()
         self.spies.clear()
@@ -97,6 +103,7 @@ class Beliefs:
         self.my_card = hand[0] if hand else None
 
     def _forget(self, seat: int) -> None:
+        self.chancellors.pop(seat, None)
         self.known.pop(seat, None)
         self.ruled_out.pop(seat, None)
         self.last_played.pop(seat, None)
@@ -113,6 +120,7 @@ class Beliefs:
         if card == "spy":
             self.spies.add(seat)
         if seat != self.seat:
+            self.chancellors.pop(seat, None)  # what it kept of three may be the card it plays now
             self._unwatch(seat)  # whether the others' knowledge of it survived, I cannot tell
             if self.known.get(seat) == card:
                 self._forget(seat)  # they played the card I knew of: what they hold now is new to me
@@ -170,10 +178,14 @@ class Beliefs:
             self._forget(seat)
 
     def _on_chancellor(self, event: Message) -> None:
-        if event["seat"] != self.seat:  # mine went under as I answered (`chose`)
-            self._forget(event["seat"])
-            self._unwatch(event["seat"])
+        seat = event["seat"]
+        if seat != self.seat:  # mine went under as I answered (`chose`)
+            held = self.known.get(seat)
+            self._forget(seat)
+            self._unwatch(seat)
             self._put_under([None] * event["returned"])
+            if event["drew"]:
+                self.chancellors[seat] = (held, event["drew"], event["returned"], len(self.under))
 
     def _put_under(self, cards: list[str] | list[None]) -> None:
         """Cards put under the deck in this order: the last ends at the very bottom."""
@@ -216,11 +228,32 @@ class Beliefs:
         if self.infer:  # the cards I put under the deck are in no hand
             pool.subtract(card for card in self.under_deck() if card is not None)
             pool = +pool
+            if seat in self.chancellors:
+                held, drew, _, _ = self.chancellors[seat]
+                return self._best_of(pool, held, drew)
         if sum(pool.values()) <= 0:  # my deductions contradict each other (a bluff I cannot see): all unseen
             pool = Counter(unseen if unseen is not None else self.unseen())
         weighted = {card: count * self.kept_weight(seat, card) for card, count in pool.items() if count > 0}
         total = sum(weighted.values()) or 1
         return {card: weight / total for card, weight in weighted.items()}
+
+    def _best_of(self, pool: Counter[str], held: str | None, drew: int) -> dict[str, float]:
+        """The chance of each card being the best of `drew` cards drawn from `pool` and `held` (None: one more
+        drawn)."""
+        values = self.values
+        draws = min(drew + (held is None), sum(pool.values()))
+        if draws <= 0:
+            return {held: 1.0} if held is not None else {}
+        floor = -1 if held is None else values[held]
+        odds: dict[str, float] = {}
+        for card, count in pool.items():
+            if values[card] > floor:
+                below = sum(n for other, n in pool.items() if values[other] < values[card])
+                odds[card] = (comb(below + count, draws) - comb(below, draws)) / comb(sum(pool.values()), draws)
+        if held is not None:
+            not_above = sum(n for other, n in pool.items() if values[other] <= values[held])
+            odds[held] = comb(not_above, draws) / comb(sum(pool.values()), draws)
+        return {card: p for card, p in odds.items() if p > 0}
 
     def kept_weight(self, seat: int, card: str) -> float:
         """How much likelier `seat` holds `card` than its count says, from the card it chose to play last (with

@@ -41,6 +41,12 @@ class Opponent:
     """The cards it cannot hold."""
     weights: tuple[float, ...] | None
     """How likely it holds each card, from what it chose to play (None: as the counts say)."""
+    drew: int = 0
+    """The cards its Chancellor drew, when that was its last play: it kept the best of them and the one it held."""
+    held: int = OUT
+    """The card it held beside that Chancellor, when I knew it."""
+    slots: tuple[int, ...] = ()
+    """Where in `Table.under` the cards it put back are, the very bottom first (those still in the deck)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,7 @@ class Sampler:
         self.moves = moves
         self.playout = playout
         self.random = rng.random
+        self.values = playout.rules.values
         self.played = 0
 
     def play(self, active: list[int], totals: list[float], squares: list[float], tries: list[int]) -> None:
@@ -101,16 +108,19 @@ class Sampler:
         table = self.table
         pool = table.pool[:]
         self._shuffle(pool)
+        under = table.under[:]
         hands = [OUT] * len(table.protected)  # my own hand stays OUT here: each candidate sets the card it keeps
         for opponent in table.opponents:
             if opponent.known != OUT:
                 hands[opponent.seat] = opponent.known
+            elif opponent.drew and pool:
+                hands[opponent.seat] = self._best_of(pool, opponent, under)
             elif pool:
                 hands[opponent.seat] = pool.pop(self._pick(pool, opponent))
             else:
                 hands[opponent.seat] = GUARD  # I was fooled
         deck = []
-        for card in table.under:
+        for card in under:
             if card != OUT:
                 deck.append(card)
             elif pool:
@@ -127,6 +137,23 @@ class Sampler:
             unseen=table.public[:],
             knows=self._knowledge(hands),
         )
+
+    def _best_of(self, pool: list[int], opponent: Opponent, under: list[int]) -> int:
+        """The card an opponent kept after its Chancellor: the best of those it drew and held; the others go where it
+        put them under the deck, the stronger at the very bottom (as every bot here puts them)."""
+        values = self.values
+        cards = [] if opponent.held == OUT else [opponent.held]
+        for _ in range(opponent.drew + (opponent.held == OUT)):
+            if pool:
+                cards.append(pool.pop())
+        cards.sort(key=values.__getitem__)
+        best = cards.pop()
+        for slot in opponent.slots:
+            if cards:
+                under[slot] = cards.pop()
+        for card in cards:  # drawn from under the deck since: back among the unseen
+            pool.insert(int(self.random() * (len(pool) + 1)), card)
+        return best
 
     def _shuffle(self, cards: list[int]) -> None:
         """Fisher-Yates, one random() a card."""

@@ -18,6 +18,7 @@ faster or idler machine samples more.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -201,6 +202,7 @@ class SearchBot:
             unseen=public,
             knows={},
         )
+        under = beliefs.under_deck()
         opponents = []
         for seat in beliefs.opponents_in():
             known = beliefs.known.get(seat)
@@ -210,8 +212,15 @@ class SearchBot:
                 guess = beliefs.last_guess.get(seat)
                 named = None if guess is None else INDEX[guess]
                 weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
-            opponents.append(Opponent(seat, OUT if known is None else INDEX[known], ruled_out, weights))
-        under = beliefs.under_deck()
+            opponent = Opponent(seat, OUT if known is None else INDEX[known], ruled_out, weights)
+            if seat in beliefs.chancellors:
+                held, drew, returned, depth = beliefs.chancellors[seat]
+                first = len(beliefs.under) - depth  # cards put under since lie below its own
+                slots = tuple(slot for slot in range(first, first + returned) if slot < len(under))
+                opponent = dataclasses.replace(
+                    opponent, drew=drew, held=OUT if held is None else INDEX[held], slots=slots
+                )
+            opponents.append(opponent)
         unseen.subtract(card for card in under if card is not None)
         return Table(
             seat=beliefs.seat,

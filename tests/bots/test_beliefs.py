@@ -221,3 +221,35 @@ def test_the_cards_it_put_under_the_deck_stay_there_in_its_samples_and_out_of_ev
     assert bot.beliefs.under_deck() == [None, None, "countess", "king"]
     bot.beliefs.message = {**act, "deck": 3}  # drawn down to the last three
     assert bot.beliefs.under_deck() == [None, None, "countess"]
+
+
+def test_after_an_opponents_chancellor_it_holds_the_best_of_three_and_the_others_are_under_the_deck() -> None:
+    """Every bot keeps the best of the three cards a Chancellor leaves it and puts the stronger of the others at the
+    very bottom: the search's odds and samples say so, until that opponent plays again."""
+    match = start("2019", ["guard", "priest"], top=["handmaid", "chancellor", "spy", "king"])
+    bot = SearchBot()
+    seat = Seat(match, bot)
+    bot.beliefs.act(wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events())))
+    bot.beliefs.chose({"card": "handmaid"})
+    play(match, "handmaid")
+    play(match, "chancellor")
+    keep(match, "king", ["spy", "priest"])
+    act = wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events()))
+    bot.beliefs.act(act)
+    assert bot.beliefs.chancellors[1] == (None, 2, 2, 2)
+    odds, plain = bot.beliefs.hand_odds(1), bot.beliefs.unseen()
+    assert sum(odds.values()) == pytest.approx(1.0)
+    values = bot.beliefs.values
+    mean = sum(values[card] * p for card, p in odds.items())
+    assert mean > sum(values[card] * n for card, n in plain.items()) / sum(plain.values()) + 1
+    assert odds["princess"] > 2.5 * plain["princess"] / sum(plain.values())  # three times the chance, nearly
+    table = bot._table(act)
+    assert [(o.seat, o.drew, o.held, o.slots) for o in table.opponents] == [(1, 2, simulator.OUT, (0, 1))]
+    sampler = search.Sampler(table, [], simulator.Playout(bot.rules, 0, bot.rng), bot.rng)
+    rank = bot.rules.values.__getitem__
+    for _ in range(100):
+        world = sampler.sample()
+        assert rank(world.hands[1]) >= rank(world.deck[0]) >= rank(world.deck[1])
+        assert sorted([world.hands[1], *world.deck, world.set_aside]) == sorted(table.pool)
+    bot.beliefs.observe([{"event": "play", "seat": 1, "card": "spy"}])
+    assert 1 not in bot.beliefs.chancellors  # the card it played may be the one it kept

@@ -16,13 +16,14 @@ def sampler(
     seed: int = 0,
     mine_known: list[tuple[int, int]] | None = None,
     watchers: list[tuple[int, tuple[int, ...]]] | None = None,
+    under: list[int] | None = None,
 ) -> Sampler:
     table = Table(
         seat=0,
         pool=[card for card in POOL if all(card != o.known for o in opponents)],
         opponents=opponents,
         deck=7,
-        under=[],
+        under=under or [],
         protected=[False] * 3,
         spies=[False] * 3,
         discard_sums=[0] * 3,
@@ -79,3 +80,21 @@ def test_what_i_saw_of_a_hand_is_kept_while_my_own_hand_is_left_for_the_candidat
     world = sampler(opponents, watchers=[(2, (0, 1))]).sample()
     assert world.hands[0] == OUT
     assert world.knows == {(0, 2): world.hands[2], (1, 2): world.hands[2]}
+
+
+def test_an_opponent_after_its_chancellor_holds_the_best_of_what_it_held_and_drew() -> None:
+    """It held a Priest I had seen and drew two: it keeps the best of the three, the other two lie where it put
+    them (the stronger at the very bottom), and the deck's other cards come from the rest."""
+    rank = Rules.of("2019").values.__getitem__
+    opponents = [
+        Opponent(1, OUT, frozenset(), None),
+        Opponent(2, OUT, frozenset(), None, drew=2, held=PRIEST, slots=(0, 1)),
+    ]
+    kept = Counter()
+    for seed in range(200):
+        world = sampler(opponents, seed, watchers=[], under=[OUT, OUT]).sample()
+        assert rank(world.hands[2]) >= rank(world.deck[0]) >= rank(world.deck[1])
+        assert PRIEST in (world.hands[2], world.deck[0], world.deck[1])
+        assert len(world.deck) == 7
+        kept[world.hands[2]] += 1
+    assert kept[PRINCESS] > kept[GUARD]  # one Princess in ten cards, four Guards: the best of three favours her
