@@ -158,6 +158,8 @@ class Beliefs:
             self.my_card = received
             return
         a, b = self.known.pop(seat, None), self.known.pop(target, None)  # the hands moved: so does what I knew
+        if target in self.chancellors:  # the best of three it kept is the King player's now
+            self.chancellors[seat] = self.chancellors.pop(target)
         if a is not None:
             self.known[target] = a
         if b is not None:

@@ -1,7 +1,8 @@
 """search: a determinization search bot (perfect-information Monte Carlo).
 
 At each decision it samples complete hidden states consistent with everything it has observed (the
-card counting of `heuristic`: known hands, Guard misses, unseen cards), plays every candidate answer in
+card counting of `heuristic`: known hands, Guard misses, unseen cards; what each opponent's play says of the card it
+kept, and the best of three an opponent's Chancellor kept; the cards under the deck), plays every candidate answer in
 each sampled state and finishes the round with a quick playout policy, and answers with the candidate
 whose playouts leave it the best chance to win the match on average (bots/equity.py: a round's tokens are worth
 more near the target, and a round lost costs more to the leader than to the last). Every candidate is tried in the

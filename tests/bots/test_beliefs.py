@@ -253,3 +253,10 @@ def test_after_an_opponents_chancellor_it_holds_the_best_of_three_and_the_others
         assert sorted([world.hands[1], *world.deck, world.set_aside]) == sorted(table.pool)
     bot.beliefs.observe([{"event": "play", "seat": 1, "card": "spy"}])
     assert 1 not in bot.beliefs.chancellors  # the card it played may be the one it kept
+
+
+def test_a_king_trade_between_others_moves_what_a_chancellor_kept_with_the_hand() -> None:
+    beliefs = SearchBot().beliefs
+    beliefs.chancellors[2] = (None, 2, 2, 2)
+    beliefs.observe([{"event": "play", "seat": 1, "card": "king", "target": 2}])
+    assert beliefs.chancellors == {1: (None, 2, 2, 2)}
