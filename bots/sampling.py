@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from .simulator import GUARD, OUT, Playout, World
 
+BEST_OF_TRIES = 16
+"""Draws of an opponent's Chancellor's cards at most, while their best is one it cannot hold (a Guard missed since)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Move:
@@ -139,21 +142,30 @@ class Sampler:
         )
 
     def _best_of(self, pool: list[int], opponent: Opponent, under: list[int]) -> int:
-        """The card an opponent kept after its Chancellor: the best of those it drew and held; the others go where it
-        put them under the deck, the stronger at the very bottom (as every bot here puts them)."""
-        values = self.values
-        cards = [] if opponent.held == OUT else [opponent.held]
-        for _ in range(opponent.drew + (opponent.held == OUT)):
-            if pool:
-                cards.append(pool.pop())
-        cards.sort(key=values.__getitem__)
+        """The card an opponent kept after its Chancellor: the best of those it drew and held, drawn again while it
+        is one a missed Guard ruled out since (BEST_OF_TRIES times at most); the others go where it put them under the
+        deck, the stronger at the very bottom (as every bot here puts them)."""
+        values, held = self.values, opponent.held
+        tries = 0
+        while True:
+            drawn = [pool.pop() for _ in range(min(len(pool), opponent.drew + (held == OUT)))]
+            cards = sorted(drawn if held == OUT else [held, *drawn], key=values.__getitem__)
+            tries += 1
+            if cards[-1] not in opponent.ruled_out or tries == BEST_OF_TRIES:
+                break
+            for card in drawn:
+                self._put_back(pool, card)
         best = cards.pop()
         for slot in opponent.slots:
             if cards:
                 under[slot] = cards.pop()
         for card in cards:  # drawn from under the deck since: back among the unseen
-            pool.insert(int(self.random() * (len(pool) + 1)), card)
+            self._put_back(pool, card)
         return best
+
+    def _put_back(self, pool: list[int], card: int) -> None:
+        """A card back among the shuffled unseen ones, anywhere."""
+        pool.insert(int(self.random() * (len(pool) + 1)), card)
 
     def _shuffle(self, cards: list[int]) -> None:
         """Fisher-Yates, one random() a card."""

@@ -98,3 +98,13 @@ def test_an_opponent_after_its_chancellor_holds_the_best_of_what_it_held_and_dre
         assert len(world.deck) == 7
         kept[world.hands[2]] += 1
     assert kept[PRINCESS] > kept[GUARD]  # one Princess in ten cards, four Guards: the best of three favours her
+
+
+def test_what_an_opponents_chancellor_kept_is_never_a_card_a_guard_ruled_out_since() -> None:
+    opponents = [Opponent(1, OUT, frozenset({PRINCESS, PRINCE}), None, drew=2, slots=(0, 1))]
+    kept = Counter()
+    for seed in range(200):
+        world = sampler(opponents, seed, watchers=[], under=[OUT, OUT]).sample()
+        kept[world.hands[1]] += 1
+        assert Counter([world.hands[1], *world.deck, world.set_aside]) <= Counter(POOL) and len(world.deck) == 7
+    assert kept[PRINCESS] == kept[PRINCE] == 0 and kept[HANDMAID] > kept[GUARD]
