@@ -16,7 +16,8 @@ when the candidate is among its winners. Every bot's play depends on the seed al
 CPU time per move is the candidate's `act` (time.process_time of its worker process): median and 99th
 percentile. The ladder's ratings are Elo differences from the 2-player win rates (random 0).
 
-usage: python benchmarks/strength.py [--matches N] [--only NAME [--only NAME ...]] [--workers N] [--json]
+usage: python benchmarks/strength.py [--matches N] [--only NAME [--only NAME ...]] [--workers N] [--playouts N]
+                                    [--json]
 """
 
 from __future__ import annotations
@@ -135,12 +136,12 @@ class Timed:
         return answer
 
 
-def play_one(job: tuple[str, int]) -> tuple[bool, list[float]]:
+def play_one(job: tuple[str, int, int]) -> tuple[bool, list[float]]:
     """One match of a pairing: whether the candidate won, and its CPU seconds per move."""
-    pairing, index = job
+    pairing, index, playouts = job
     players, candidate, opponent, _, ruleset = PAIRINGS[pairing]
     seat = index % players
-    timed = Timed(MAKERS[candidate]())
+    timed = Timed(SearchBot(playouts=playouts) if candidate == "search" else MAKERS[candidate]())
     bots = [timed if s == seat else MAKERS[opponent]() for s in range(players)]
     names = [candidate if s == seat else f"{opponent}-{s}" for s in range(players)]
     match = Match(RULESETS[ruleset], names, index // players)
@@ -172,13 +173,13 @@ class Figure:
         return "met" if self.win_rate >= self.target else "NOT met"
 
 
-def run(pairing: str, matches: int, workers: int) -> Figure:
+def run(pairing: str, matches: int, workers: int, playouts: int = PLAYOUTS) -> Figure:
     started = time.perf_counter()
     players = PAIRINGS[pairing][0]
     matches -= matches % players  # whole deals
     wins, times = 0, []
     with ProcessPoolExecutor(workers) as pool:
-        for won, spent in pool.map(play_one, [(pairing, i) for i in range(matches)], chunksize=4):
+        for won, spent in pool.map(play_one, [(pairing, i, playouts) for i in range(matches)], chunksize=4):
             wins += won
             times += spent
     low, high = wilson_interval(wins, matches)
@@ -221,11 +222,12 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1000, help="matches per pairing (whole deals)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", choices=sorted(PAIRINGS), action="append", help="run only these")
+    parser.add_argument("--playouts", type=int, default=PLAYOUTS, help="the candidate search's budget a decision")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     figures: dict[str, Figure] = {}
     for pairing in args.only or PAIRINGS:
-        figure = figures[pairing] = run(pairing, args.matches, args.workers)
+        figure = figures[pairing] = run(pairing, args.matches, args.workers, args.playouts)
         if not args.json:
             target = "" if figure.target is None else f", target >= {figure.target:.0%}: {figure.verdict}"
             print(
