@@ -224,24 +224,30 @@ class Beliefs:
         """The chance of each card being the hand of `seat`, an opponent still in the round."""
         if seat in self.known:
             return {self.known[seat]: 1.0}
-        pool = Counter(unseen if unseen is not None else self.unseen())
-        for card in self.ruled_out.get(seat, ()):
-            pool.pop(card, None)
+        unseen = Counter(unseen if unseen is not None else self.unseen())
+        ruled_out = self.ruled_out.get(seat, ())
         if self.infer:  # the cards I put under the deck are in no hand
-            pool.subtract(card for card in self.under_deck() if card is not None)
-            pool = +pool
+            unseen.subtract(card for card in self.under_deck() if card is not None)
+            unseen = +unseen
             if seat in self.chancellors:
                 held, drew, _, _ = self.chancellors[seat]
-                return self._best_of(pool, held, drew)
+                odds = self._best_of(unseen - Counter([held] if held else []), held, drew)
+                odds = {card: p for card, p in odds.items() if card not in ruled_out}  # a Guard missed since
+                total = sum(odds.values())
+                if total > 0:
+                    return {card: p / total for card, p in odds.items()}
+        pool = Counter(unseen)
+        for card in ruled_out:
+            pool.pop(card, None)
         if sum(pool.values()) <= 0:  # my deductions contradict each other (a bluff I cannot see): all unseen
-            pool = Counter(unseen if unseen is not None else self.unseen())
+            pool = Counter(unseen)
         weighted = {card: count * self.kept_weight(seat, card) for card, count in pool.items() if count > 0}
         total = sum(weighted.values()) or 1
         return {card: weight / total for card, weight in weighted.items()}
 
     def _best_of(self, pool: Counter[str], held: str | None, drew: int) -> dict[str, float]:
         """The chance of each card being the best of `drew` cards drawn from `pool` and `held` (None: one more
-        drawn)."""
+        drawn; else not in `pool`)."""
         values = self.values
         draws = min(drew + (held is None), sum(pool.values()))
         if draws <= 0:

@@ -155,6 +155,9 @@ class Sampler:
                 break
             for card in drawn:
                 self._put_back(pool, card)
+        allowed = [i for i, card in enumerate(cards) if card not in opponent.ruled_out]
+        if allowed:  # out of tries: the best it may hold, and none if my deductions contradict each other
+            cards.append(cards.pop(allowed[-1]))
         best = cards.pop()
         for slot in opponent.slots:
             if cards:

@@ -19,7 +19,6 @@ faster or idler machine samples more.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -213,15 +212,25 @@ class SearchBot:
                 guess = beliefs.last_guess.get(seat)
                 named = None if guess is None else INDEX[guess]
                 weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
-            opponent = Opponent(seat, OUT if known is None else INDEX[known], ruled_out, weights)
+            held: str | None = None
+            drew, slots = 0, tuple[int, ...]()
             if seat in beliefs.chancellors:
                 held, drew, returned, depth = beliefs.chancellors[seat]
                 first = len(beliefs.under) - depth  # cards put under since lie below its own
                 slots = tuple(slot for slot in range(first, first + returned) if slot < len(under))
-                opponent = dataclasses.replace(
-                    opponent, drew=drew, held=OUT if held is None else INDEX[held], slots=slots
+                if held is not None:
+                    unseen[held] -= 1  # one of its three, not to be dealt again
+            opponents.append(
+                Opponent(
+                    seat,
+                    OUT if known is None else INDEX[known],
+                    ruled_out,
+                    weights,
+                    drew=drew,
+                    held=OUT if held is None else INDEX[held],
+                    slots=slots,
                 )
-            opponents.append(opponent)
+            )
         unseen.subtract(card for card in under if card is not None)
         return Table(
             seat=beliefs.seat,

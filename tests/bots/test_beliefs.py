@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
+from itertools import combinations
 from types import SimpleNamespace
 from typing import Any
 
@@ -260,3 +262,48 @@ def test_a_king_trade_between_others_moves_what_a_chancellor_kept_with_the_hand(
     beliefs.chancellors[2] = (None, 2, 2, 2)
     beliefs.observe([{"event": "play", "seat": 1, "card": "king", "target": 2}])
     assert beliefs.chancellors == {1: (None, 2, 2, 2)}
+
+
+def test_the_odds_of_what_a_chancellor_kept_are_those_of_every_three_cards_whose_best_it_may_hold() -> None:
+    """Counted over every three cards it could have had: a Guard that missed since rules out the draws whose best
+    is the card it named, and a card I saw it hold is one of its three."""
+    beliefs = SearchBot().beliefs
+    values = simulator.Rules.of("2019").values
+    beliefs.values = {label: values[index] for label, index in search.INDEX.items()}
+    beliefs.message = {"deck": 0}
+    beliefs.infer = True
+    unseen = Counter(guard=5, priest=2, baron=2, handmaid=1, prince=1)
+    for held, ruled_out in ((None, {"priest"}), ("baron", {"baron", "prince"})):
+        beliefs.chancellors[1] = (held, 2, 2, 2)
+        beliefs.ruled_out[1] = ruled_out
+        pool = list((unseen - Counter([held] if held else [])).elements())
+        tally: Counter[str] = Counter()
+        for cards in combinations(range(len(pool)), 3 if held is None else 2):
+            best = max([pool[i] for i in cards] + ([held] if held else []), key=beliefs.values.__getitem__)
+            if best not in ruled_out:
+                tally[best] += 1
+        odds = beliefs.hand_odds(1, unseen)
+        assert odds.keys() == tally.keys()
+        assert all(odds[card] == pytest.approx(n / sum(tally.values())) for card, n in tally.items())
+
+
+def test_a_card_it_saw_an_opponent_hold_before_its_chancellor_is_dealt_once() -> None:
+    match = start("2019", ["priest", "countess", "spy"], top=["guard", "chancellor", "guard", "baron", "handmaid"])
+    bot = SearchBot()
+    seat = Seat(match, bot)
+    bot.beliefs.act(wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events())))
+    play(match, "priest", 1)  # I see its Countess
+    bot.beliefs.chose({"card": "priest", "target": 1})
+    play(match, "chancellor")
+    keep(match, "countess", ["guard", "baron"])
+    play(match, "handmaid")
+    act = wire(act_message("m", seat.observer.view(), 1000, seat.observer.take_events()))
+    bot.beliefs.act(act)
+    assert bot.beliefs.chancellors[1][0] == "countess"
+    table = bot._table(act)
+    assert simulator.COUNTESS not in table.pool and table.opponents[0].held == simulator.COUNTESS
+    sampler = search.Sampler(table, [], simulator.Playout(bot.rules, 0, bot.rng), bot.rng)
+    for _ in range(50):
+        world = sampler.sample()
+        dealt = [card for card in world.hands if card != simulator.OUT] + world.deck + [world.set_aside]
+        assert sorted(dealt) == sorted([*table.pool, simulator.COUNTESS])

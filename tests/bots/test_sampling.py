@@ -17,10 +17,11 @@ def sampler(
     mine_known: list[tuple[int, int]] | None = None,
     watchers: list[tuple[int, tuple[int, ...]]] | None = None,
     under: list[int] | None = None,
+    pool: list[int] | None = None,
 ) -> Sampler:
     table = Table(
         seat=0,
-        pool=[card for card in POOL if all(card != o.known for o in opponents)],
+        pool=[card for card in POOL if all(card != o.known for o in opponents)] if pool is None else pool,
         opponents=opponents,
         deck=7,
         under=under or [],
@@ -108,3 +109,13 @@ def test_what_an_opponents_chancellor_kept_is_never_a_card_a_guard_ruled_out_sin
         kept[world.hands[1]] += 1
         assert Counter([world.hands[1], *world.deck, world.set_aside]) <= Counter(POOL) and len(world.deck) == 7
     assert kept[PRINCESS] == kept[PRINCE] == 0 and kept[HANDMAID] > kept[GUARD]
+
+
+def test_an_opponents_chancellor_whose_every_draw_contradicts_a_missed_guard_still_holds_a_card_it_may() -> None:
+    """It held the Princess, so it kept her; a Guard naming her missed since (a bluff I cannot see through): no draw
+    fits, and after its tries it holds the best of its three that the Guard left possible."""
+    opponents = [Opponent(1, OUT, frozenset({PRINCESS}), None, drew=2, held=PRINCESS, slots=(0, 1))]
+    pool = [card for card in POOL if card != PRINCESS]
+    for seed in range(20):
+        world = sampler(opponents, seed, watchers=[], under=[OUT, OUT], pool=pool).sample()
+        assert world.hands[1] != PRINCESS and PRINCESS in world.deck[:2]
