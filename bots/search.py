@@ -213,7 +213,8 @@ class SearchBot:
                 named = None if guess is None else INDEX[guess]
                 weights = self._kept_weights(seen_by_all, seat, INDEX[beliefs.last_played[seat]], named)
             held: str | None = None
-            drew, slots = 0, tuple[int, ...]()
+            drew = 0
+            slots: tuple[int, ...] = ()
             if seat in beliefs.chancellors:
                 held, drew, returned, depth = beliefs.chancellors[seat]
                 first = len(beliefs.under) - depth  # cards put under since lie below its own
