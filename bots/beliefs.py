@@ -248,19 +248,19 @@ class Beliefs:
     def _best_of(self, pool: Counter[str], held: str | None, drew: int) -> dict[str, float]:
         """The chance of each card being the best of `drew` cards drawn from `pool` and `held` (None: one more
         drawn; else not in `pool`)."""
-        values = self.values
-        draws = min(drew + (held is None), sum(pool.values()))
+        values, size = self.values, sum(pool.values())
+        draws = min(drew + (held is None), size)
         if draws <= 0:
             return {held: 1.0} if held is not None else {}
         floor = -1 if held is None else values[held]
+        ways = comb(size, draws)
         odds: dict[str, float] = {}
         for card, count in pool.items():
             if values[card] > floor:
                 below = sum(n for other, n in pool.items() if values[other] < values[card])
-                odds[card] = (comb(below + count, draws) - comb(below, draws)) / comb(sum(pool.values()), draws)
-        if held is not None:
-            not_above = sum(n for other, n in pool.items() if values[other] <= values[held])
-            odds[held] = comb(not_above, draws) / comb(sum(pool.values()), draws)
+                odds[card] = (comb(below + count, draws) - comb(below, draws)) / ways
+        if held is not None:  # none of the draws above it
+            odds[held] = comb(sum(n for other, n in pool.items() if values[other] <= floor), draws) / ways
         return {card: p for card, p in odds.items() if p > 0}
 
     def kept_weight(self, seat: int, card: str) -> float:
