@@ -225,6 +225,9 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=PLAYOUTS, help="the candidate search's budget a decision")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    for name in ("matches", "workers", "playouts"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, not {getattr(args, name)}")
     figures: dict[str, Figure] = {}
     for pairing in args.only or PAIRINGS:
         figure = figures[pairing] = run(pairing, args.matches, args.workers, args.playouts)

@@ -57,6 +57,8 @@ class SearchBot:
         """`playouts` a decision, all its candidates together, playing TURNS_A_PLAYOUT turns each on average at
         most; `share` of each deadline in time instead, when given (not reproducible); `seed` varies its sampling
         (a different bot, as reproducible)."""
+        if playouts < 1:
+            raise ValueError(f"playouts must be at least 1, not {playouts}")
         self.playouts = playouts
         self.turns = round(playouts * TURNS_A_PLAYOUT)
         self.share = share
@@ -287,6 +289,8 @@ def main(playouts: int = PLAYOUTS, name: str = "search") -> None:
     parser.add_argument("--seed", type=int, default=0, help="varies the sampling")
     parser.add_argument("--name", default=name, help="the name it says in its hello")
     known, _ = parser.parse_known_args()  # other arguments are ignored, as the other bots ignore theirs
+    if known.playouts < 1:
+        parser.error(f"--playouts must be at least 1, not {known.playouts}")
     run(SearchBot(playouts=known.playouts, share=known.share, seed=known.seed), name=known.name)
 
 

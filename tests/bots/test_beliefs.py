@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections import Counter
 from itertools import combinations
@@ -307,3 +309,12 @@ def test_a_card_it_saw_an_opponent_hold_before_its_chancellor_is_dealt_once() ->
         world = sampler.sample()
         dealt = [card for card in world.hands if card != simulator.OUT] + world.deck + [world.set_aside]
         assert sorted(dealt) == sorted([*table.pool, simulator.COUNTESS])
+
+
+def test_a_search_without_playouts_is_refused_where_it_is_configured() -> None:
+    with pytest.raises(ValueError, match="playouts must be at least 1, not 0"):
+        SearchBot(playouts=0)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.bots.search", "--playouts", "0"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "--playouts must be at least 1, not 0" in done.stderr
